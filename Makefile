@@ -1,0 +1,65 @@
+# prowcrawl: see README.md. Every target works on a fresh clone with Go 1.26
+# and the Go module proxy.
+GO       ?= go
+BIN      := bin/prowcrawl
+DB       ?= prowcrawl.db
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+FUZZTIME ?= 30s
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: build test lint check demo bench fuzz fuzz-short deps testdata clean
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/prowcrawl
+
+## test: every test, with the race detector.
+test:
+	$(GO) test -race -count=1 ./...
+
+## lint: formatting, vet, staticcheck and the package dependency rules.
+lint: deps
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./... ./testdata/gen
+	$(GO) run $(STATICCHECK) ./...
+
+check: lint test
+
+## demo: crawl the bundled sample bucket into $(DB) and show what is in it.
+## Run it twice: the second crawl reads nothing it has already stored.
+demo: build
+	$(BIN) crawl --bucket testdata/bucket --db $(DB) --since 2019-01-01 --presubmits
+	$(BIN) status --db $(DB)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: run every fuzz target for $(FUZZTIME) each.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done
+
+fuzz-short:
+	$(MAKE) fuzz FUZZTIME=5s
+
+## deps: dependencies point one way. Only db touches SQL, only crawler
+## touches GCS, and the parsers and the classifier do no I/O.
+deps:
+	@set -e; $(GO) list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk ' \
+	  { pkg=$$1; sub(".*/prowcrawl/?", "", pkg); \
+	    for (i = 2; i <= NF; i++) { imp=$$i; \
+	      if ((imp == "database/sql" || imp ~ /^modernc.org\/sqlite/) && pkg != "db") { print pkg " imports " imp " (only db may)"; bad=1 } \
+	      if (imp ~ /^cloud.google.com\/go\/storage/ && pkg != "crawler") { print pkg " imports " imp " (only crawler may)"; bad=1 } \
+	      if ((pkg == "prow" || pkg == "classify") && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(db|crawler)$$/)) { print pkg " imports " imp " (it must do no I/O)"; bad=1 } \
+	      if (pkg == "db" && imp ~ /prowcrawl\/(crawler|classify|analyze)$$/) { print pkg " imports " imp " (db is the bottom layer)"; bad=1 } \
+	    } } END { exit bad }'
+	@echo "dependency rules hold"
+
+## testdata: regenerate the sample bucket (deterministic).
+testdata:
+	$(GO) run ./testdata/gen -out testdata/bucket
+
+clean:
+	rm -rf bin $(DB) $(DB)-wal $(DB)-shm

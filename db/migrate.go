@@ -1,0 +1,125 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migration is one file of migrations/, named NNNN_name.sql.
+type migration struct {
+	version int64
+	name    string
+	sql     string
+}
+
+// migrations reads the embedded migrations in version order.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, file := range names {
+		base := strings.TrimSuffix(path.Base(file), ".sql")
+		num, name, ok := strings.Cut(base, "_")
+		version, err := strconv.ParseInt(num, 10, 64)
+		if !ok || err != nil || version <= 0 || name == "" {
+			return nil, fmt.Errorf("migration %s: name is not NNNN_name.sql", file)
+		}
+		text, err := fs.ReadFile(migrationFiles, file)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: version, name: name, sql: string(text)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migration %d: two files have that version", ms[i].version)
+		}
+	}
+	return ms, nil
+}
+
+// migrate applies the migrations the database lacks, each in its own
+// transaction, and records them in schema_migrations.
+func (d *DB) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	const create = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    INTEGER PRIMARY KEY,
+	name       TEXT NOT NULL,
+	applied_at TEXT NOT NULL
+) STRICT`
+	if _, err := d.db.ExecContext(ctx, create); err != nil {
+		return err
+	}
+	var newest sql.NullInt64
+	if err := d.db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&newest); err != nil {
+		return err
+	}
+	if known := ms[len(ms)-1].version; newest.Int64 > known {
+		return fmt.Errorf("schema version %d is newer than this program knows (%d)", newest.Int64, known)
+	}
+	for _, m := range ms {
+		if m.version <= newest.Int64 {
+			continue
+		}
+		if err := d.apply(ctx, m); err != nil {
+			return fmt.Errorf("migration %04d_%s: %w", m.version, m.name, err)
+		}
+	}
+	return nil
+}
+
+// apply runs one migration unless another process applied it since migrate
+// looked: the transaction takes the write lock first, so checking inside it is
+// enough.
+func (d *DB) apply(ctx context.Context, m migration) (err error) {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, rollback(tx))
+		}
+	}()
+	var applied int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&applied); err != nil {
+		return err
+	}
+	if applied > 0 {
+		return tx.Commit()
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+		m.version, m.name, formatTime(time.Now())); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// rollback rolls tx back, ignoring that it is already done.
+func rollback(tx *sql.Tx) error {
+	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,287 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Job is a row of jobs: a job name and what the name says about it.
+type Job struct {
+	Name, Type, Release, FromRelease, Upgrade, Platform, Network, Arch string
+}
+
+// Run is a row of runs. Empty optional strings, a zero Pull and zero times are
+// stored as NULL.
+type Run struct {
+	Job          string
+	BuildID      int64
+	Bucket       string
+	Path         string // the run's directory in the bucket
+	URL          string // the Prow view link
+	StartedAt    time.Time
+	FinishedAt   time.Time
+	Result       string // success, failure, aborted, error or pending
+	Release      string
+	FromRelease  string
+	Upgrade      string
+	FromVersion  string
+	ToVersion    string
+	UpgradeState string // Completed, Partial or empty
+	Tag          string
+	FromTag      string
+	Pull         int
+	FetchStatus  string // complete, partial or error
+	FetchError   string
+	ObjectsRead  int
+	BytesRead    int64
+	CrawledAt    time.Time // the time of the Write when zero
+}
+
+// Test is a row of tests: one test case of a run.
+type Test struct {
+	Suite, Name string
+	Status      string // pass, fail, flake or skip
+	DurationS   float64
+	Message     string
+}
+
+// RunError is a row of run_errors: an artifact of a run that could not be
+// used.
+type RunError struct {
+	Object  string
+	Kind    string // read, parse or size
+	Message string
+}
+
+// Record is everything a crawl learned about one run. Writing it replaces
+// what the database held about that run.
+type Record struct {
+	Job    Job
+	Run    Run // Run.Job may be left empty: it is Job.Name
+	Tests  []Test
+	Errors []RunError
+}
+
+// Cursor is where the crawl of a job in a bucket stopped: the highest build id
+// up to which every listed run was stored.
+type Cursor struct {
+	Bucket, Job string
+	BuildID     int64
+	StartedAt   time.Time
+}
+
+const (
+	upsertJob = `INSERT INTO jobs (name, type, release, from_release, upgrade, platform, network, arch)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (name) DO UPDATE SET
+	type = excluded.type,
+	release = excluded.release,
+	from_release = excluded.from_release,
+	upgrade = excluded.upgrade,
+	platform = excluded.platform,
+	network = excluded.network,
+	arch = excluded.arch`
+
+	deleteTests    = `DELETE FROM tests WHERE job = ? AND build_id = ?`
+	deleteSymptoms = `DELETE FROM run_symptoms WHERE job = ? AND build_id = ?`
+	deleteErrors   = `DELETE FROM run_errors WHERE job = ? AND build_id = ?`
+
+	// An upsert, not INSERT OR REPLACE: REPLACE deletes the old row first,
+	// which would cascade to rows of the run that are not ours to drop.
+	upsertRun = `INSERT INTO runs (job, build_id, bucket, path, url, started_at, finished_at, result,
+	release, from_release, upgrade, from_version, to_version, upgrade_state, tag, from_tag, pull,
+	fetch_status, fetch_error, objects_read, bytes_read, crawled_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (job, build_id) DO UPDATE SET
+	bucket = excluded.bucket,
+	path = excluded.path,
+	url = excluded.url,
+	started_at = excluded.started_at,
+	finished_at = excluded.finished_at,
+	result = excluded.result,
+	release = excluded.release,
+	from_release = excluded.from_release,
+	upgrade = excluded.upgrade,
+	from_version = excluded.from_version,
+	to_version = excluded.to_version,
+	upgrade_state = excluded.upgrade_state,
+	tag = excluded.tag,
+	from_tag = excluded.from_tag,
+	pull = excluded.pull,
+	fetch_status = excluded.fetch_status,
+	fetch_error = excluded.fetch_error,
+	objects_read = excluded.objects_read,
+	bytes_read = excluded.bytes_read,
+	crawled_at = excluded.crawled_at`
+
+	// A test listed twice in a run (two JUnit files, a retry) is merged as
+	// the design defines it: failed and passed is a flake; a skip yields to
+	// any other outcome. The first failure message is kept.
+	insertTest = `INSERT INTO tests (job, build_id, suite, name, status, duration_s, message)
+VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (job, build_id, suite, name) DO UPDATE SET
+	status = CASE
+		WHEN status = excluded.status THEN status
+		WHEN status = 'skip' THEN excluded.status
+		WHEN excluded.status = 'skip' THEN status
+		ELSE 'flake'
+	END,
+	duration_s = max(coalesce(duration_s, excluded.duration_s), coalesce(excluded.duration_s, duration_s)),
+	message = coalesce(message, excluded.message)`
+
+	insertError = `INSERT INTO run_errors (job, build_id, object, kind, message) VALUES (?, ?, ?, ?, ?)`
+
+	// A cursor never moves backwards: a crawl of an older range (a backfill)
+	// must not make the next incremental crawl start over.
+	upsertCursor = `INSERT INTO crawl_cursors (bucket, job, build_id, started_at, updated_at)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (bucket, job) DO UPDATE SET
+	started_at = CASE
+		WHEN excluded.build_id > build_id THEN excluded.started_at
+		WHEN excluded.build_id = build_id THEN coalesce(excluded.started_at, started_at)
+		ELSE started_at
+	END,
+	build_id = max(build_id, excluded.build_id),
+	updated_at = excluded.updated_at`
+)
+
+// Write stores recs and moves cursors in one transaction: either all of it is
+// stored or none. Each record replaces the run's tests, errors and symptoms
+// and updates its run and job rows, so writing a record twice leaves the same
+// rows. A cursor never moves backwards.
+func (d *DB) Write(ctx context.Context, recs []Record, cursors []Cursor) (err error) {
+	if len(recs) == 0 && len(cursors) == 0 {
+		return nil
+	}
+	now := time.Now()
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, rollback(tx))
+		}
+	}()
+	w, err := prepareWriter(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	defer func() { err = errors.Join(err, w.close()) }()
+	for i := range recs {
+		if err := w.record(ctx, &recs[i], now); err != nil {
+			return fmt.Errorf("write run %s/%d: %w", recs[i].Job.Name, recs[i].Run.BuildID, err)
+		}
+	}
+	for _, c := range cursors {
+		if err := w.cursor(ctx, c, now); err != nil {
+			return fmt.Errorf("write cursor %s %s: %w", c.Bucket, c.Job, err)
+		}
+	}
+	if d.beforeCommit != nil {
+		d.beforeCommit()
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("write: commit: %w", err)
+	}
+	return nil
+}
+
+// writer holds the statements of one Write, prepared once for the batch.
+type writer struct {
+	job, delTests, delSymptoms, delErrors, run, test, runError, cursorStmt *sql.Stmt
+}
+
+func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{}
+	for _, s := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		{&w.job, upsertJob},
+		{&w.delTests, deleteTests},
+		{&w.delSymptoms, deleteSymptoms},
+		{&w.delErrors, deleteErrors},
+		{&w.run, upsertRun},
+		{&w.test, insertTest},
+		{&w.runError, insertError},
+		{&w.cursorStmt, upsertCursor},
+	} {
+		stmt, err := tx.PrepareContext(ctx, s.query)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("prepare: %w", err), w.close())
+		}
+		*s.stmt = stmt
+	}
+	return w, nil
+}
+
+func (w *writer) close() error {
+	var errs []error
+	for _, s := range []*sql.Stmt{w.job, w.delTests, w.delSymptoms, w.delErrors, w.run, w.test, w.runError, w.cursorStmt} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
+	j, r := rec.Job, rec.Run
+	if r.Job == "" {
+		r.Job = j.Name
+	}
+	switch {
+	case j.Name == "":
+		return errors.New("job has no name")
+	case r.Job != j.Name:
+		return fmt.Errorf("run is of job %q, not %q", r.Job, j.Name)
+	case r.BuildID <= 0:
+		return errors.New("build id is not positive")
+	}
+	if r.CrawledAt.IsZero() {
+		r.CrawledAt = now
+	}
+	if _, err := w.job.ExecContext(ctx, j.Name, nullString(j.Type), nullString(j.Release),
+		nullString(j.FromRelease), nullString(j.Upgrade), nullString(j.Platform),
+		nullString(j.Network), nullString(j.Arch)); err != nil {
+		return fmt.Errorf("job: %w", err)
+	}
+	for _, del := range []*sql.Stmt{w.delTests, w.delSymptoms, w.delErrors} {
+		if _, err := del.ExecContext(ctx, r.Job, r.BuildID); err != nil {
+			return fmt.Errorf("delete old rows: %w", err)
+		}
+	}
+	if _, err := w.run.ExecContext(ctx, r.Job, r.BuildID, r.Bucket, r.Path, r.URL,
+		nullTime(r.StartedAt), nullTime(r.FinishedAt), r.Result,
+		nullString(r.Release), nullString(r.FromRelease), nullString(r.Upgrade),
+		nullString(r.FromVersion), nullString(r.ToVersion), nullString(r.UpgradeState),
+		nullString(r.Tag), nullString(r.FromTag), nullInt(r.Pull),
+		r.FetchStatus, nullString(r.FetchError), r.ObjectsRead, r.BytesRead,
+		formatTime(r.CrawledAt)); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	for _, t := range rec.Tests {
+		if _, err := w.test.ExecContext(ctx, r.Job, r.BuildID, t.Suite, t.Name, t.Status,
+			t.DurationS, nullString(t.Message)); err != nil {
+			return fmt.Errorf("test %q: %w", t.Name, err)
+		}
+	}
+	for _, e := range rec.Errors {
+		if _, err := w.runError.ExecContext(ctx, r.Job, r.BuildID, e.Object, e.Kind, e.Message); err != nil {
+			return fmt.Errorf("error of %s: %w", e.Object, err)
+		}
+	}
+	return nil
+}
+
+func (w *writer) cursor(ctx context.Context, c Cursor, now time.Time) error {
+	if c.Bucket == "" || c.Job == "" {
+		return errors.New("cursor has no bucket or no job")
+	}
+	_, err := w.cursorStmt.ExecContext(ctx, c.Bucket, c.Job, c.BuildID, nullTime(c.StartedAt), formatTime(now))
+	return err
+}
