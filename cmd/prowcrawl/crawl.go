@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/openshift-eng/prowcrawl/crawler"
+	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/progress"
+)
+
+// crawlOptions are the flags of crawl and backfill, with their defaults.
+type crawlOptions struct {
+	Bucket      string
+	DB          string
+	Jobs        []string
+	Since       string
+	Until       string
+	Lookback    string
+	Concurrency int
+	RunTimeout  time.Duration
+	Presubmits  bool
+	Refetch     bool
+	GCSAuth     bool
+	JSONReads   bool
+	Log         logOptions
+}
+
+func defaultCrawlOptions() crawlOptions {
+	return crawlOptions{
+		Bucket:      "gs://test-platform-results",
+		DB:          "prowcrawl.db",
+		Jobs:        []string{"upgrade"},
+		Lookback:    "14d",
+		Concurrency: 16,
+		RunTimeout:  10 * time.Minute,
+		Log:         logOptions{Format: "text", Level: "warn"},
+	}
+}
+
+func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) error {
+	o := defaultCrawlOptions()
+	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.Bucket, "bucket", o.Bucket, "bucket to crawl: gs://NAME[/PREFIX], file://DIR or a directory mirroring a bucket")
+	fs.StringVar(&o.DB, "db", o.DB, "SQLite database file (created if missing)")
+	fs.StringArrayVar(&o.Jobs, "job", o.Jobs, "regular expression matched against job names; repeat to add more")
+	fs.StringVar(&o.Since, "since", o.Since, "only runs started at or after T: a date (2026-11-01), an RFC 3339 time, or a duration back from now (72h, 14d)")
+	fs.StringVar(&o.Until, "until", o.Until, "only runs started before T (same forms as --since)")
+	fs.StringVar(&o.Lookback, "lookback", o.Lookback, "how far back the first crawl of a job looks when --since is not given")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "runs read at once")
+	fs.DurationVar(&o.RunTimeout, "run-timeout", o.RunTimeout, "time allowed for reading one run; a run that exceeds it is recorded as an error and read again next time")
+	fs.BoolVar(&o.Presubmits, "presubmits", o.Presubmits, "also crawl presubmit runs under pr-logs/")
+	fs.BoolVar(&o.GCSAuth, "gcs-auth", o.GCSAuth, "use Application Default Credentials instead of anonymous access")
+	fs.BoolVar(&o.JSONReads, "gcs-json-reads", o.JSONReads, "download objects through the GCS JSON API instead of the XML API")
+	if cmd == "backfill" {
+		fs.BoolVar(&o.Refetch, "refetch", o.Refetch, "read runs in the range again even when they are stored complete")
+	}
+	o.Log.addFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: prowcrawl %s [flags]\n\n", cmd)
+		if cmd == "backfill" {
+			fmt.Fprint(stderr, "Crawls the runs started in a past range; --since is required.\n\n")
+		} else {
+			fmt.Fprint(stderr, "Crawls the runs that are new since the last crawl of each job (the first crawl looks --lookback back).\n\n")
+		}
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s takes no arguments, got %q", cmd, fs.Args())
+	}
+
+	cfg, err := o.config(cmd, time.Now())
+	if err != nil {
+		return err
+	}
+	logger, err := o.Log.logger(stderr)
+	if err != nil {
+		return err
+	}
+	cfg.Logger = logger
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		cfg.Progress = progress.New(stderr, "runs")
+	}
+
+	src, err := crawler.Open(ctx, o.Bucket, crawler.GCSOptions{Auth: o.GCSAuth, JSONReads: o.JSONReads})
+	if err != nil {
+		return usageError{err}
+	}
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
+	}
+	store, err := db.Open(ctx, o.DB)
+	if err != nil {
+		return usageError{err}
+	}
+	defer store.Close()
+
+	sum, err := crawler.New(src, store, cfg).Run(ctx)
+	fmt.Fprintln(stdout, summaryLine(cmd, sum))
+	return err
+}
+
+// config validates the options and turns them into a crawler.Config.
+func (o crawlOptions) config(cmd string, now time.Time) (crawler.Config, error) {
+	cfg := crawler.Config{Command: cmd, Concurrency: o.Concurrency, RunTimeout: o.RunTimeout,
+		Presubmits: o.Presubmits, Refetch: o.Refetch}
+	for _, j := range o.Jobs {
+		re, err := regexp.Compile(j)
+		if err != nil {
+			return cfg, usagef("--job %q is not a valid regular expression: %v", j, err)
+		}
+		cfg.Jobs = append(cfg.Jobs, re)
+	}
+	var err error
+	if cfg.Since, err = parseTime(o.Since, now); err != nil {
+		return cfg, usagef("--since: %v", err)
+	}
+	if cfg.Until, err = parseTime(o.Until, now); err != nil {
+		return cfg, usagef("--until: %v", err)
+	}
+	if cmd == "backfill" && cfg.Since.IsZero() {
+		return cfg, usagef("backfill needs --since")
+	}
+	if !cfg.Since.IsZero() && !cfg.Until.IsZero() && !cfg.Since.Before(cfg.Until) {
+		return cfg, usagef("--since %s is not before --until %s", o.Since, o.Until)
+	}
+	if cfg.Lookback, err = parseDuration(o.Lookback); err != nil || cfg.Lookback <= 0 {
+		return cfg, usagef("--lookback %q: want a positive duration such as 14d or 72h", o.Lookback)
+	}
+	if o.Concurrency < 1 || o.Concurrency > 1024 {
+		return cfg, usagef("--concurrency %d: want 1 to 1024", o.Concurrency)
+	}
+	if o.RunTimeout <= 0 {
+		return cfg, usagef("--run-timeout %s: want a positive duration", o.RunTimeout)
+	}
+	return cfg, nil
+}
+
+// parseTime reads a date, an RFC 3339 time or a duration back from now.
+// Empty gives the zero time.
+func parseTime(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if d, err := parseDuration(s); err == nil && d > 0 {
+		return now.Add(-d).UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (2026-11-01), an RFC 3339 time or a duration (72h, 14d)", s)
+}
+
+// parseDuration extends time.ParseDuration with days: "14d", "1d12h".
+func parseDuration(s string) (time.Duration, error) {
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i > 0 {
+		var n int
+		if _, err := fmt.Sscanf(s[:i], "%d", &n); err != nil || fmt.Sprint(n) != s[:i] {
+			return 0, fmt.Errorf("bad duration %q", s)
+		}
+		days = time.Duration(n) * 24 * time.Hour
+		s = s[i+1:]
+		if s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, err
+	}
+	return days + d, nil
+}
+
+func summaryLine(cmd string, s crawler.Summary) string {
+	return fmt.Sprintf("%s: %d jobs, %d new runs, %d updated, %d pending, %d errors, %d outside the range; %d objects, %s read in %s",
+		cmd, s.Jobs, s.New, s.Updated, s.Pending, s.Errors, s.Skipped, s.Objects, humanBytes(s.Bytes), s.Duration.Round(time.Millisecond))
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// logOptions are the logging flags shared by every command.
+type logOptions struct {
+	Format string
+	Level  string
+}
+
+func (l *logOptions) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&l.Format, "log-format", l.Format, "log format: text or json")
+	fs.StringVar(&l.Level, "log-level", l.Level, "log level: debug, info, warn or error")
+}
+
+func (l logOptions) logger(w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(l.Level)); err != nil {
+		return nil, usagef("--log-level %q: want debug, info, warn or error", l.Level)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch l.Format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, usagef("--log-format %q: want text or json", l.Format)
+}

@@ -1,0 +1,89 @@
+// Command prowcrawl crawls OpenShift CI upgrade-job runs from GCS into
+// SQLite. It only parses flags into configurations and calls the packages
+// that do the work; main is the only place that exits.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// usageError is a mistake in the command line or the configuration: exit 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// errHelp ends a run that only printed help.
+var errHelp = errors.New("help requested")
+
+// exitCode prints err as one sentence and maps it to the exit status of the
+// command-line contract: 0 success, 1 some runs could not be fetched or the
+// job failed, 2 bad usage or configuration.
+func exitCode(err error, stderr io.Writer) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "prowcrawl: %v\n", err)
+		return 2
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "prowcrawl: interrupted; runs read so far are stored")
+		return 1
+	default:
+		fmt.Fprintf(stderr, "prowcrawl: %v\n", err)
+		return 1
+	}
+}
+
+const usage = `prowcrawl crawls OpenShift CI upgrade-job runs from GCS into SQLite.
+
+Usage:
+  prowcrawl crawl     [--bucket URL] [--db PATH] [--job REGEX]... [--since T] [--until T] [--concurrency N]
+  prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
+  prowcrawl status    [--db PATH]
+  prowcrawl version
+
+Run 'prowcrawl COMMAND --help' for the flags of a command.
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usagef("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "crawl", "backfill":
+		return runCrawl(ctx, cmd, rest, stdout, stderr)
+	case "status":
+		return runStatus(ctx, rest, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "prowcrawl %s\n", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return usagef("unknown command %q", cmd)
+	}
+}

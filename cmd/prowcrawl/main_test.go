@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseTime(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in      string
+		want    time.Time
+		wantErr bool
+	}{
+		{in: "", want: time.Time{}},
+		{in: "2026-11-01", want: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)},
+		{in: "2026-11-01T10:00:00+02:00", want: time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)},
+		{in: "72h", want: now.Add(-72 * time.Hour)},
+		{in: "14d", want: now.Add(-14 * 24 * time.Hour)},
+		{in: "1d12h", want: now.Add(-36 * time.Hour)},
+		{in: "yesterday", wantErr: true},
+		{in: "-3d", wantErr: true},
+		{in: "2026-13-01", wantErr: true},
+		{in: "0h", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := parseTime(tc.in, now)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("parseTime(%q) error = %v, want error %v", tc.in, err, tc.wantErr)
+			}
+			if !got.Equal(tc.want) {
+				t.Errorf("parseTime(%q) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestUsageErrors: mistakes on the command line exit 2 with one sentence.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{args: nil, want: "no command given"},
+		{args: []string{"crawll"}, want: `unknown command "crawll"`},
+		{args: []string{"crawl", "--since", "someday"}, want: "--since"},
+		{args: []string{"crawl", "--job", "("}, want: "not a valid regular expression"},
+		{args: []string{"crawl", "--concurrency", "0"}, want: "--concurrency 0"},
+		{args: []string{"crawl", "--since", "2026-11-02", "--until", "2026-11-01"}, want: "is not before"},
+		{args: []string{"crawl", "--bucket", "s3://x"}, want: "unsupported scheme"},
+		{args: []string{"crawl", "--no-such-flag"}, want: "unknown flag"},
+		{args: []string{"crawl", "extra"}, want: "takes no arguments"},
+		{args: []string{"backfill"}, want: "backfill needs --since"},
+		{args: []string{"crawl", "--log-format", "xml"}, want: "--log-format"},
+		{args: []string{"status", "--db", "/nonexistent/x.db"}, want: "no database at"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), tc.args, &stdout, &stderr)
+			code := exitCode(err, &stderr)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2 (err %v)", code, err)
+			}
+			last := strings.TrimSpace(stderr.String())
+			if i := strings.LastIndex(last, "\n"); i >= 0 {
+				last = last[i+1:]
+			}
+			if !strings.HasPrefix(last, "prowcrawl: ") || !strings.Contains(last, tc.want) {
+				t.Errorf("last stderr line %q, want one sentence containing %q", last, tc.want)
+			}
+		})
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"version"}, &stdout, &stderr); err != nil || !strings.HasPrefix(stdout.String(), "prowcrawl ") {
+		t.Errorf("version: %q, %v", stdout.String(), err)
+	}
+	err := run(t.Context(), []string{"crawl", "--help"}, &stdout, &stderr)
+	if !errors.Is(err, errHelp) || exitCode(err, &stderr) != 0 || !strings.Contains(stderr.String(), "--since") {
+		t.Errorf("crawl --help: err %v, output %q", err, stderr.String())
+	}
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	dbPath := "prowcrawl.db"
+	fs := pflag.NewFlagSet("status", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&dbPath, "db", dbPath, "SQLite database file")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: prowcrawl status [--db PATH]\n\nShows the runs stored per job and the last crawl.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	if _, err := os.Stat(dbPath); err != nil {
+		return usagef("no database at %s: run 'prowcrawl crawl' first", dbPath)
+	}
+	store, err := db.Open(ctx, dbPath)
+	if err != nil {
+		return usageError{err}
+	}
+	defer store.Close()
+	jobs, err := store.Status(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tEDGE\tPLATFORM\tRUNS\tSUCCESS\tFAILURE\tABORTED\tERROR\tPENDING\tFLAKES\tNEWEST RUN")
+	for _, j := range jobs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", j.Job, edge(j), dash(j.Platform+" "+j.Network),
+			j.Runs, j.Success, j.Failure, j.Aborted, j.Error, j.Pending, j.Flakes, j.Newest.Format(time.DateOnly))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if c, ok, err := store.LastCrawl(ctx); err != nil {
+		return err
+	} else if ok {
+		fmt.Fprintf(stdout, "\nlast %s of %s: %s at %s, %d new runs, %d updated, %d errors\n",
+			c.Command, c.Bucket, c.Status, c.StartedAt.Format(time.RFC3339), c.NewRuns, c.UpdatedRuns, c.Errors)
+	}
+	return nil
+}
+
+// edge renders a job's upgrade edge as analysts write it: "4.13->4.14 minor".
+func edge(j db.JobStatus) string {
+	switch {
+	case j.Upgrade == "none":
+		return "no upgrade"
+	case j.Release == "":
+		return "from the runs"
+	case j.FromRelease == j.Release:
+		return j.Release + " " + j.Upgrade
+	}
+	return j.FromRelease + "->" + j.Release + " " + j.Upgrade
+}
+
+func dash(s string) string {
+	if s == " " {
+		return "-"
+	}
+	return s
+}

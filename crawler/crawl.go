@@ -1,0 +1,303 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/sourcegraph/conc"
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// Config says what a crawl reads.
+type Config struct {
+	// Jobs selects job names: a job is crawled when any expression matches.
+	Jobs []*regexp.Regexp
+	// Since and Until bound runs by start time. A zero Since makes the crawl
+	// incremental: each job continues where its last crawl stopped, and a
+	// job crawled for the first time looks back Lookback.
+	Since, Until time.Time
+	// Lookback is how far a job's first incremental crawl looks back.
+	Lookback time.Duration
+	// Refetch reads runs in range again even when they are stored complete.
+	Refetch bool
+	// Presubmits also crawls pr-logs/.
+	Presubmits bool
+	// Concurrency bounds the runs read at once (and the jobs listed at once).
+	Concurrency int
+	// RunTimeout bounds the time spent on one run; a run that exceeds it is
+	// recorded as a fetch error and read again next time.
+	RunTimeout time.Duration
+	// Command names the crawl in the crawl log ("crawl" or "backfill").
+	Command string
+	// Logger receives progress and per-run problems.
+	Logger *slog.Logger
+	// Progress, when set, is told how far the crawl is.
+	Progress Progress
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Progress receives the number of runs to read and each run finished.
+type Progress interface {
+	Start(total int)
+	Add(n int)
+	Finish()
+}
+
+// Summary is what a crawl did.
+type Summary struct {
+	Jobs     int           // jobs that matched
+	New      int           // runs stored for the first time
+	Updated  int           // runs stored again (pending before, refetched, or failed before)
+	Pending  int           // runs stored as still running
+	Errors   int           // runs stored with fetch_status error or partial
+	Skipped  int           // runs read but outside --since/--until
+	Objects  int64         // objects read
+	Bytes    int64         // bytes read
+	Duration time.Duration // wall time
+}
+
+// ErrRunsFailed is returned (wrapped) when the crawl finished but some runs
+// could not be read; they are recorded and read again next time.
+var ErrRunsFailed = errors.New("some runs could not be fetched")
+
+// Crawler crawls one source into one database.
+type Crawler struct {
+	src Source
+	db  *db.DB
+	cfg Config
+	rd  *reader
+	log *slog.Logger
+}
+
+// New returns a crawler; zero fields of cfg take their defaults.
+func New(src Source, store *db.DB, cfg Config) *Crawler {
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 16
+	}
+	if cfg.Lookback <= 0 {
+		cfg.Lookback = 14 * 24 * time.Hour
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = 10 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Command == "" {
+		cfg.Command = "crawl"
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Crawler{src: src, db: store, cfg: cfg, rd: &reader{src: src}, log: log}
+}
+
+// Run crawls: it finds the runs to read, reads them with a bounded pool of
+// workers and stores each with a single writer. Cancelling ctx stops the
+// crawl at a run boundary: runs already read are stored, none is half
+// stored. The returned error wraps ErrRunsFailed when some runs could not be
+// read.
+func (c *Crawler) Run(ctx context.Context) (Summary, error) {
+	start := c.cfg.Now()
+	var sum Summary
+	// The crawl log and the final writes must survive a cancelled ctx, so
+	// that an interrupted crawl still records what it did.
+	wctx := context.WithoutCancel(ctx)
+	crawl := db.Crawl{StartedAt: start, Command: c.cfg.Command, Bucket: c.src.Bucket(), Status: "running"}
+	id, err := c.db.StartCrawl(wctx, crawl)
+	if err != nil {
+		return sum, err
+	}
+	crawl.ID = id
+
+	plans, err := c.discover(ctx)
+	sum.Jobs = len(plans)
+	if err == nil {
+		err = c.fetchAll(ctx, plans, &sum)
+	}
+	sum.Objects = c.rd.objects.Load()
+	sum.Bytes = c.rd.bytes.Load()
+	sum.Duration = c.cfg.Now().Sub(start)
+
+	crawl.FinishedAt = c.cfg.Now()
+	crawl.Jobs, crawl.NewRuns, crawl.UpdatedRuns = sum.Jobs, sum.New, sum.Updated
+	crawl.Pending, crawl.Errors = sum.Pending, sum.Errors
+	crawl.ObjectsRead, crawl.BytesRead = int(sum.Objects), sum.Bytes
+	switch {
+	case ctx.Err() != nil:
+		crawl.Status = "interrupted"
+	case err != nil:
+		crawl.Status = "failed"
+	case sum.Errors > 0:
+		crawl.Status = "partial"
+	default:
+		crawl.Status = "ok"
+	}
+	if ferr := c.db.FinishCrawl(wctx, crawl); ferr != nil && err == nil {
+		err = ferr
+	}
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	if err == nil && sum.Errors > 0 {
+		err = fmt.Errorf("%w: %d runs recorded with errors, to be read again next time", ErrRunsFailed, sum.Errors)
+	}
+	return sum, err
+}
+
+// fetchAll reads every planned run with a bounded pool and stores the
+// results through one writer in batched transactions.
+func (c *Crawler) fetchAll(ctx context.Context, plans []*jobPlan, sum *Summary) error {
+	var tasks []task
+	cursors := make(map[string]*cursorTracker)
+	for _, p := range plans {
+		tasks = append(tasks, p.tasks...)
+		cursors[p.job] = p.cursor
+	}
+	if c.cfg.Progress != nil {
+		c.cfg.Progress.Start(len(tasks))
+		defer c.cfg.Progress.Finish()
+	}
+	c.log.Info("runs to read", "jobs", len(plans), "runs", len(tasks))
+
+	// Cursors of jobs that need no reads at all can move now.
+	var early []db.Cursor
+	for _, p := range plans {
+		if cur, ok := p.cursor.advance(); ok {
+			early = append(early, cur)
+		}
+	}
+	wctx := context.WithoutCancel(ctx)
+	if len(early) > 0 {
+		if err := c.db.Write(wctx, nil, early); err != nil {
+			return err
+		}
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan result, c.cfg.Concurrency)
+	var wg conc.WaitGroup
+	wg.Go(func() {
+		defer close(results)
+		p := pool.New().WithContext(fctx).WithMaxGoroutines(c.cfg.Concurrency)
+		for _, t := range tasks {
+			if fctx.Err() != nil {
+				break
+			}
+			p.Go(func(ctx context.Context) error {
+				r := c.fetch(ctx, t)
+				if ctx.Err() != nil {
+					// Interrupted mid-run: store nothing of it.
+					return nil
+				}
+				select {
+				case results <- r:
+				case <-ctx.Done():
+				}
+				return nil
+			})
+		}
+		_ = p.Wait() // tasks never return errors: failures are recorded in results
+	})
+	err := c.write(wctx, results, cursors, sum)
+	if err != nil {
+		cancel()
+		for range results { // let the workers finish
+		}
+	}
+	wg.Wait()
+	return err
+}
+
+// write is the single writer: it batches results into transactions, each
+// carrying the runs and the cursors they move.
+func (c *Crawler) write(ctx context.Context, results <-chan result, cursors map[string]*cursorTracker, sum *Summary) error {
+	const maxBatch = 64
+	const maxDelay = 500 * time.Millisecond
+	var recs []db.Record
+	var n int
+	moved := make(map[string]db.Cursor)
+	flush := func() error {
+		if len(recs) == 0 && len(moved) == 0 {
+			return nil
+		}
+		cs := make([]db.Cursor, 0, len(moved))
+		for _, cur := range moved {
+			cs = append(cs, cur)
+		}
+		sort.Slice(cs, func(i, j int) bool { return cs[i].Job < cs[j].Job })
+		if err := c.db.Write(ctx, recs, cs); err != nil {
+			return err
+		}
+		if c.cfg.Progress != nil {
+			c.cfg.Progress.Add(n)
+		}
+		recs, n = recs[:0], 0
+		clear(moved)
+		return nil
+	}
+	timer := time.NewTimer(maxDelay)
+	defer timer.Stop()
+	for {
+		select {
+		case r, ok := <-results:
+			if !ok {
+				return flush()
+			}
+			n++
+			c.account(r, sum)
+			if r.rec != nil {
+				recs = append(recs, *r.rec)
+			}
+			if tr := cursors[r.task.job]; tr != nil && r.task.listed {
+				tr.done(r.task.id, r.started)
+				if cur, ok := tr.advance(); ok {
+					moved[r.task.job] = cur
+				}
+			}
+			if len(recs) >= maxBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		case <-timer.C:
+			if err := flush(); err != nil {
+				return err
+			}
+			timer.Reset(maxDelay)
+		}
+	}
+}
+
+func (c *Crawler) account(r result, sum *Summary) {
+	if r.rec == nil {
+		sum.Skipped++
+		return
+	}
+	run := r.rec.Run
+	if r.task.known {
+		sum.Updated++
+	} else {
+		sum.New++
+	}
+	if run.Result == "pending" {
+		sum.Pending++
+	}
+	if run.FetchStatus != "complete" {
+		sum.Errors++
+		c.log.Warn("run not fully read", "job", run.Job, "build", run.BuildID, "status", run.FetchStatus, "error", run.FetchError)
+	}
+}

@@ -1,0 +1,314 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/prow"
+)
+
+// idMargin widens the --since/--until bounds when they are checked against
+// the time encoded in a build id: a run starts a little after its id is
+// made, so only ids well outside the window are dropped unread.
+const idMargin = 6 * time.Hour
+
+// jobRef is one job found in the bucket.
+type jobRef struct {
+	name      string
+	presubmit bool
+	prefix    string // logs/<job>/ or pr-logs/directory/<job>/
+}
+
+// task is one run to read.
+type task struct {
+	job       string
+	presubmit bool
+	id        int64
+	path      string // run directory without trailing slash; "" until resolved
+	link      string // presubmit link object naming the run directory
+	known     bool   // stored before
+	listed    bool   // part of this crawl's listing (moves the cursor)
+}
+
+// jobPlan is what one job needs read.
+type jobPlan struct {
+	job    string
+	tasks  []task
+	cursor *cursorTracker
+}
+
+// discover lists the matching jobs and, for each, the runs to read.
+func (c *Crawler) discover(ctx context.Context) ([]*jobPlan, error) {
+	jobs, err := c.listJobs(ctx, "logs/", false)
+	if err != nil {
+		return nil, err
+	}
+	if c.cfg.Presubmits {
+		pre, err := c.listJobs(ctx, "pr-logs/directory/", true)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, pre...)
+	}
+	c.log.Info("jobs matched", "jobs", len(jobs))
+	var mu sync.Mutex
+	plans := make([]*jobPlan, 0, len(jobs))
+	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError()
+	for _, j := range jobs {
+		p.Go(func(ctx context.Context) error {
+			plan, err := c.planJob(ctx, j)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			plans = append(plans, plan)
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(plans, func(a, b *jobPlan) int { return strings.Compare(a.job, b.job) })
+	return plans, nil
+}
+
+// listJobs lists the job directories under prefix that match --job.
+func (c *Crawler) listJobs(ctx context.Context, prefix string, presubmit bool) ([]jobRef, error) {
+	ents, err := c.src.List(ctx, Query{Prefix: prefix, Delimiter: "/"})
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	var out []jobRef
+	for _, e := range ents {
+		if !e.Prefix {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(e.Name, prefix), "/")
+		if name == "" || !c.matchJob(name) {
+			continue
+		}
+		out = append(out, jobRef{name: name, presubmit: presubmit, prefix: e.Name})
+	}
+	return out, nil
+}
+
+func (c *Crawler) matchJob(name string) bool {
+	if len(c.cfg.Jobs) == 0 {
+		return true
+	}
+	for _, re := range c.cfg.Jobs {
+		if re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// planJob decides which runs of one job to read: runs not stored yet in the
+// window, runs stored as pending or not fully read, and, with Refetch, every
+// run in the window. An incremental crawl lists only past the job's cursor
+// when build ids allow it, and never reads an object of a stored run.
+func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
+	bucket := c.src.Bucket()
+	states, err := c.db.RunStates(ctx, bucket, j.name)
+	if err != nil {
+		return nil, err
+	}
+	cur, hasCursor, err := c.db.Cursor(ctx, bucket, j.name)
+	if err != nil {
+		return nil, err
+	}
+	since, until := c.cfg.Since, c.cfg.Until
+	incremental := since.IsZero()
+	if incremental && !hasCursor {
+		since = c.cfg.Now().Add(-c.cfg.Lookback)
+	}
+
+	q := Query{Prefix: j.prefix, Delimiter: "/"}
+	// GCS lists names in byte order, which is numeric order only among ids
+	// of the same length. Snowflake ids all have 19 digits, so a job known
+	// to use them can start the listing at a build id.
+	if len(states) > 0 && allSnowflakes(states) {
+		switch {
+		case incremental && hasCursor:
+			q.StartOffset = j.prefix + strconv.FormatInt(cur.BuildID, 10)
+		case !since.IsZero():
+			q.StartOffset = j.prefix + strconv.FormatInt(prow.MinBuildIDAt(since.Add(-idMargin)), 10)
+		}
+	}
+	ents, err := c.src.List(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list builds of %s: %w", j.name, err)
+	}
+
+	plan := &jobPlan{job: j.name}
+	var listed []int64
+	seen := make(map[int64]bool)
+	for _, e := range ents {
+		base := strings.TrimSuffix(strings.TrimPrefix(e.Name, j.prefix), "/")
+		var t task
+		if j.presubmit {
+			// pr-logs/directory/<job>/<id>.txt names the run directory.
+			idText, ok := strings.CutSuffix(base, ".txt")
+			if e.Prefix || !ok {
+				continue
+			}
+			base = idText
+			t.link = e.Name
+		} else if !e.Prefix {
+			continue // latest-build.txt and other files
+		}
+		id, ok := prow.ParseBuildID(base)
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if incremental && hasCursor && id <= cur.BuildID {
+			continue // handled by an earlier crawl; stored ones are revisited below
+		}
+		if bt, ok := prow.BuildTime(id); ok {
+			if !since.IsZero() && bt.Before(since.Add(-idMargin)) {
+				continue
+			}
+			if !until.IsZero() && bt.After(until.Add(idMargin)) {
+				continue
+			}
+		}
+		st, known := states[id]
+		if known && !st.StartedAt.IsZero() && !inWindow(st.StartedAt, since, until) {
+			continue
+		}
+		listed = append(listed, id)
+		if known && st.Result != "pending" && st.FetchStatus == "complete" && !c.cfg.Refetch {
+			continue
+		}
+		t.job, t.presubmit, t.id, t.known, t.listed = j.name, j.presubmit, id, known, true
+		if !j.presubmit {
+			t.path = strings.TrimSuffix(e.Name, "/")
+		}
+		plan.tasks = append(plan.tasks, t)
+	}
+	slices.Sort(listed)
+	plan.cursor = newCursorTracker(bucket, j.name, listed, plan.tasks, cur.BuildID)
+
+	// Runs that were pending or could not be read last time are read again,
+	// wherever the listing started.
+	revisit, err := c.db.Revisit(ctx, bucket, j.name)
+	if err != nil {
+		return nil, err
+	}
+	queued := make(map[int64]bool, len(plan.tasks))
+	for _, t := range plan.tasks {
+		queued[t.id] = true
+	}
+	for _, r := range revisit {
+		if queued[r.BuildID] {
+			continue
+		}
+		plan.tasks = append(plan.tasks, task{job: j.name, presubmit: j.presubmit, id: r.BuildID, path: r.Path, known: true})
+	}
+	slices.SortFunc(plan.tasks, func(a, b task) int { return cmpInt(a.id, b.id) })
+	return plan, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func allSnowflakes(states map[int64]db.RunState) bool {
+	for id := range states {
+		if _, ok := prow.BuildTime(id); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func inWindow(t, since, until time.Time) bool {
+	if !since.IsZero() && t.Before(since) {
+		return false
+	}
+	if !until.IsZero() && !t.Before(until) {
+		return false
+	}
+	return true
+}
+
+// cursorTracker moves a job's cursor: the highest listed build id such that
+// every listed id at or below it has been handled. Runs finish out of order,
+// so a run stored early must not carry the cursor past one still in flight;
+// otherwise a crawl killed in between would never look at that one again.
+type cursorTracker struct {
+	bucket, job string
+	ids         []int64 // listed ids, ascending
+	pending     map[int64]bool
+	started     map[int64]time.Time
+	next        int   // ids[:next] are handled
+	at          int64 // cursor written so far
+}
+
+func newCursorTracker(bucket, job string, listed []int64, tasks []task, at int64) *cursorTracker {
+	tr := &cursorTracker{bucket: bucket, job: job, ids: listed, pending: make(map[int64]bool), started: make(map[int64]time.Time), at: at}
+	for _, t := range tasks {
+		if t.listed {
+			tr.pending[t.id] = true
+		}
+	}
+	return tr
+}
+
+// done marks a listed run handled.
+func (tr *cursorTracker) done(id int64, started time.Time) {
+	delete(tr.pending, id)
+	if !started.IsZero() {
+		tr.started[id] = started
+	}
+}
+
+// advance returns the new cursor when it moved.
+func (tr *cursorTracker) advance() (db.Cursor, bool) {
+	for tr.next < len(tr.ids) && !tr.pending[tr.ids[tr.next]] {
+		tr.next++
+	}
+	if tr.next == 0 {
+		return db.Cursor{}, false
+	}
+	id := tr.ids[tr.next-1]
+	if id <= tr.at {
+		return db.Cursor{}, false
+	}
+	tr.at = id
+	return db.Cursor{Bucket: tr.bucket, Job: tr.job, BuildID: id, StartedAt: tr.started[id]}, true
+}
+
+// runDir resolves a presubmit link's body (gs://BUCKET/pr-logs/pull/...) to
+// a run directory relative to the source.
+func runDir(link string) (string, error) {
+	link = strings.TrimSpace(link)
+	rest, ok := strings.CutPrefix(link, "gs://")
+	if ok {
+		_, rest, _ = strings.Cut(rest, "/")
+	}
+	rest = strings.TrimSuffix(rest, "/")
+	rp, ok := prow.ParseRunPath(rest)
+	if !ok {
+		return "", fmt.Errorf("link %q does not name a run directory", link)
+	}
+	return path.Clean(rp.Prefix), nil
+}

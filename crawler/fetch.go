@@ -1,0 +1,341 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/prow"
+)
+
+// Caps on what one object may expand to. Real metadata files are a few KiB
+// and real JUnit files a few MiB; anything far beyond is broken or hostile.
+const (
+	maxMetadata = 4 << 20
+	maxJUnit    = 256 << 20
+	maxCVO      = 32 << 20
+)
+
+// result is one run read, or nil rec for a run outside the window.
+type result struct {
+	task    task
+	rec     *db.Record
+	started time.Time
+}
+
+// runReader collects what goes wrong while one run is read.
+type runReader struct {
+	errs    []db.RunError
+	partial bool // an object could not be read: read the run again next time
+}
+
+func (rr *runReader) fail(object, kind string, err error) {
+	rr.errs = append(rr.errs, db.RunError{Object: object, Kind: kind, Message: err.Error()})
+	if kind == "read" {
+		rr.partial = true
+	}
+}
+
+// fetch reads one run. It never returns an error: what cannot be read is
+// recorded on the run, which is then read again by the next crawl.
+func (c *Crawler) fetch(ctx context.Context, t task) result {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.RunTimeout)
+	defer cancel()
+	res := result{task: t}
+	now := c.cfg.Now().UTC()
+	run := db.Run{
+		Job: t.job, BuildID: t.id, Bucket: c.src.Bucket(), Path: t.path,
+		Result: "pending", FetchStatus: "complete", CrawledAt: now,
+	}
+	rec := &db.Record{Job: jobRow(t.job, t.presubmit)}
+	finish := func(rr *runReader, fatal error) result {
+		rec.Errors = rr.errs
+		switch {
+		case fatal != nil:
+			run.FetchStatus = "error"
+			run.FetchError = fatal.Error()
+		case rr.partial:
+			run.FetchStatus = "partial"
+			run.FetchError = rr.errs[0].Message
+		}
+		if run.URL == "" && run.Path != "" {
+			run.URL = prow.ViewURL(c.src.Bucket(), run.Path)
+		}
+		rec.Run = run
+		res.rec = rec
+		return res
+	}
+	rr := &runReader{}
+
+	if run.Path == "" {
+		b, err := c.rd.readAll(ctx, t.link, 4<<10)
+		if err != nil {
+			return finish(rr, err)
+		}
+		dir, err := runDir(string(b))
+		if err != nil {
+			return finish(rr, err)
+		}
+		run.Path = dir
+	}
+	if rp, ok := prow.ParseRunPath(run.Path); ok {
+		run.Pull = rp.Pull
+	}
+	objs, err := c.src.List(ctx, Query{Prefix: run.Path + "/"})
+	if err != nil {
+		return finish(rr, err)
+	}
+	names := make(map[string]bool, len(objs))
+	for _, o := range objs {
+		names[strings.TrimPrefix(o.Name, run.Path+"/")] = true
+	}
+	if !names["started.json"] {
+		return finish(rr, fmt.Errorf("%s/started.json: %w", run.Path, ErrNotExist))
+	}
+
+	var started prow.Started
+	if err := c.readJSON(ctx, run.Path+"/started.json", func(b []byte) (err error) {
+		started, err = prow.ParseStarted(b)
+		return err
+	}, rr); err != nil {
+		return finish(rr, err)
+	}
+	run.StartedAt = time.Unix(started.Timestamp, 0).UTC()
+	res.started = run.StartedAt
+	if t.listed && !inWindow(run.StartedAt, c.cfg.Since, c.cfg.Until) {
+		return result{task: t, started: run.StartedAt}
+	}
+
+	var pj prow.ProwJob
+	if names["prowjob.json"] {
+		_ = c.readJSON(ctx, run.Path+"/prowjob.json", func(b []byte) (err error) {
+			pj, err = prow.ParseProwJob(b)
+			return err
+		}, rr)
+		run.Tag, run.FromTag = pj.Tag, pj.FromTag
+		if pj.Type != "" {
+			rec.Job.Type = pj.Type
+		}
+	}
+	if names["finished.json"] {
+		var fin prow.Finished
+		err := c.readJSON(ctx, run.Path+"/finished.json", func(b []byte) (err error) {
+			fin, err = prow.ParseFinished(b)
+			return err
+		}, rr)
+		if err != nil {
+			return finish(rr, err)
+		}
+		run.Result = resultOf(fin.Result, fin.Passed)
+		if fin.Timestamp > 0 {
+			run.FinishedAt = time.Unix(fin.Timestamp, 0).UTC()
+		}
+	} else if st := prow.NormalizeResult(pj.State); isFinal(st) && !pj.CompletionTime.IsZero() {
+		// Prow gave up on the pod and never uploaded finished.json.
+		run.Result = st
+		run.FinishedAt = pj.CompletionTime.UTC()
+	}
+
+	if run.Result != "pending" {
+		c.readTests(ctx, run.Path, objs, rec, rr)
+		if cv, ok := c.readClusterVersion(ctx, run.Path, objs, rr); ok {
+			run.FromVersion, run.ToVersion = cv.FromVersion, cv.ToVersion
+			if cv.State == "Completed" || cv.State == "Partial" {
+				run.UpgradeState = cv.State
+			}
+		}
+	}
+	run.Release, run.FromRelease, run.Upgrade = edgeOf(rec.Job, run)
+	return finish(rr, nil)
+}
+
+// readJSON reads a small metadata object and parses it. A read error is
+// returned (and recorded); a parse error is only recorded.
+func (c *Crawler) readJSON(ctx context.Context, name string, parse func([]byte) error, rr *runReader) error {
+	b, err := c.rd.readAll(ctx, name, maxMetadata)
+	if err != nil {
+		kind := "read"
+		if errors.Is(err, ErrTooLarge) {
+			kind = "size"
+		}
+		rr.fail(name, kind, err)
+		return err
+	}
+	if err := parse(b); err != nil {
+		rr.fail(name, "parse", err)
+		return err
+	}
+	return nil
+}
+
+// readTests parses every JUnit file under artifacts/ and merges the cases:
+// a test failed and passed in one run is a flake.
+func (c *Crawler) readTests(ctx context.Context, dir string, objs []Entry, rec *db.Record, rr *runReader) {
+	var cases []prow.TestCase
+	for _, o := range objs {
+		if !isJUnit(strings.TrimPrefix(o.Name, dir+"/")) {
+			continue
+		}
+		got, err := c.parseJUnit(ctx, o.Name)
+		if err != nil {
+			kind := "parse"
+			switch {
+			case errors.Is(err, ErrTooLarge):
+				kind = "size"
+			case isReadErr(err):
+				kind = "read"
+			}
+			rr.fail(o.Name, kind, err)
+			continue
+		}
+		cases = append(cases, got...)
+	}
+	for _, t := range prow.MergeTests(cases) {
+		rec.Tests = append(rec.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
+	}
+}
+
+// readErr marks errors of the source, as opposed to errors of the content.
+type readErr struct{ err error }
+
+func (e readErr) Error() string { return e.err.Error() }
+func (e readErr) Unwrap() error { return e.err }
+
+func isReadErr(err error) bool {
+	var re readErr
+	return errors.As(err, &re)
+}
+
+func (c *Crawler) parseJUnit(ctx context.Context, name string) ([]prow.TestCase, error) {
+	rc, err := c.rd.open(ctx, name)
+	if err != nil {
+		return nil, readErr{err}
+	}
+	defer rc.Close()
+	lr := &capReader{r: rc, left: maxJUnit}
+	cases, err := prow.ParseJUnit(lr)
+	switch {
+	case lr.over:
+		return nil, fmt.Errorf("read %s: %w (%d bytes)", name, ErrTooLarge, maxJUnit)
+	case lr.err != nil:
+		return nil, readErr{fmt.Errorf("read %s: %w", name, lr.err)}
+	case err != nil:
+		return nil, fmt.Errorf("parse %s: %w", name, err)
+	}
+	return cases, nil
+}
+
+// capReader stops at a size cap and remembers whether the source failed, so
+// that a broken download is not mistaken for broken XML.
+type capReader struct {
+	r    io.Reader
+	left int64
+	over bool
+	err  error
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		c.over = true
+		return 0, ErrTooLarge
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
+	return n, err
+}
+
+// readClusterVersion reads the run's clusterversion.json: gather-extra's in
+// multi-stage jobs, the target directory's in template-era jobs.
+func (c *Crawler) readClusterVersion(ctx context.Context, dir string, objs []Entry, rr *runReader) (prow.ClusterVersion, bool) {
+	var best string
+	for _, o := range objs {
+		rel := strings.TrimPrefix(o.Name, dir+"/")
+		if !strings.HasPrefix(rel, "artifacts/") || path.Base(rel) != "clusterversion.json" {
+			continue
+		}
+		if best == "" || (strings.Contains(rel, "/gather-extra/") && !strings.Contains(best, "/gather-extra/")) {
+			best = o.Name
+		}
+	}
+	if best == "" {
+		return prow.ClusterVersion{}, false
+	}
+	var cv prow.ClusterVersion
+	err := c.readJSON(ctx, best, func(b []byte) (err error) {
+		cv, err = prow.ParseClusterVersion(b)
+		return err
+	}, rr)
+	return cv, err == nil
+}
+
+// isJUnit matches JUnit files anywhere under artifacts/: junit*.xml and
+// *junit*.xml, as testgrid and Sippy find them.
+func isJUnit(rel string) bool {
+	if !strings.HasPrefix(rel, "artifacts/") {
+		return false
+	}
+	base := path.Base(rel)
+	return strings.HasSuffix(base, ".xml") && strings.Contains(base, "junit")
+}
+
+func isFinal(result string) bool {
+	switch result {
+	case "success", "failure", "aborted", "error":
+		return true
+	}
+	return false
+}
+
+// resultOf maps finished.json to a run result.
+func resultOf(result string, passed *bool) string {
+	if r := prow.NormalizeResult(result); isFinal(r) {
+		return r
+	}
+	if passed != nil && *passed {
+		return "success"
+	}
+	if passed != nil {
+		return "failure"
+	}
+	return "error"
+}
+
+// jobRow derives the jobs row from the job name alone.
+func jobRow(name string, presubmit bool) db.Job {
+	v := prow.ParseJobName(name)
+	j := db.Job{Name: name, Type: v.Type, Release: v.Release, FromRelease: v.FromRelease,
+		Upgrade: v.Upgrade, Platform: v.Platform, Network: v.Network, Arch: v.Arch}
+	if presubmit {
+		j.Type = "presubmit"
+	}
+	return j
+}
+
+// edgeOf gives a run's upgrade edge: from the job name when it says, else
+// (old names without a version) from the cluster's versions or the release
+// controller's tags.
+func edgeOf(j db.Job, run db.Run) (release, from, upgrade string) {
+	if j.Release != "" {
+		return j.Release, j.FromRelease, j.Upgrade
+	}
+	to, fromV := run.ToVersion, run.FromVersion
+	if to == "" {
+		to, fromV = run.Tag, run.FromTag
+	}
+	release, from = prow.ReleaseOf(to), prow.ReleaseOf(fromV)
+	if j.Upgrade == "none" {
+		return release, release, "none"
+	}
+	return release, from, prow.UpgradeKind(fromV, to)
+}

@@ -1,0 +1,260 @@
+package crawler
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/prow"
+)
+
+// sampleDir is the bundled sample bucket; its MANIFEST.json is the answer key.
+var sampleDir = filepath.Join("..", "testdata", "bucket")
+
+type manifestRun struct {
+	Path         string   `json:"path"`
+	Job          string   `json:"job"`
+	BuildID      string   `json:"build_id"`
+	Started      string   `json:"started"`
+	Finished     string   `json:"finished"`
+	Result       string   `json:"result"`
+	FromVersion  string   `json:"from_version"`
+	ToVersion    string   `json:"to_version"`
+	UpgradeState string   `json:"upgrade_state"`
+	FlakyTests   []manifestTest `json:"flaky_tests"`
+	FailedTests  []manifestTest `json:"failed_tests"`
+}
+
+type manifestTest struct {
+	Suite string `json:"suite"`
+	Name  string `json:"name"`
+}
+
+func (m manifestTest) String() string { return m.Suite + "|" + m.Name }
+
+func readManifest(t *testing.T) []manifestRun {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(sampleDir, "MANIFEST.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Runs []manifestRun `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Runs
+}
+
+var upgradeJobs = []*regexp.Regexp{regexp.MustCompile("upgrade")}
+
+// sampleConfig crawls the whole sample bucket, presubmits included.
+func sampleConfig() Config {
+	return Config{Jobs: upgradeJobs, Since: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC), Presubmits: true}
+}
+
+// TestCrawlSampleBucket crawls testdata/bucket and checks every run against
+// the answer key.
+func TestCrawlSampleBucket(t *testing.T) {
+	src, err := NewDir(sampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openDB(t)
+	sum, err := New(src, d, sampleConfig()).Run(t.Context())
+	if err != nil {
+		t.Fatalf("crawl: %v (%+v)", err, sum)
+	}
+	var want []manifestRun
+	for _, r := range readManifest(t) {
+		if upgradeJobs[0].MatchString(r.Job) {
+			want = append(want, r)
+		}
+	}
+	if sum.New != len(want) || sum.Errors != 0 {
+		t.Errorf("summary %+v, want %d new runs and no errors", sum, len(want))
+	}
+	if n := query(t, d, `SELECT count(*) FROM runs WHERE job NOT LIKE '%upgrade%'`); n[0] != "0" {
+		t.Errorf("%s runs of non-upgrade jobs stored", n[0])
+	}
+	for _, r := range want {
+		t.Run(r.Job+"/"+r.BuildID, func(t *testing.T) {
+			got := query(t, d, `SELECT path, result, coalesce(started_at, ''), coalesce(finished_at, ''),
+				coalesce(from_version, ''), coalesce(to_version, ''), coalesce(upgrade_state, ''), fetch_status
+				FROM runs WHERE job = ? AND build_id = ?`, r.Job, r.BuildID)
+			wantRow := strings.Join([]string{r.Path, r.Result, r.Started, r.Finished, r.FromVersion, r.ToVersion, r.UpgradeState, "complete"}, "|")
+			if r.Result == "pending" {
+				// A running job has no results yet; only its start is known.
+				wantRow = strings.Join([]string{r.Path, r.Result, r.Started, "", "", "", "", "complete"}, "|")
+			}
+			if len(got) != 1 || got[0] != wantRow {
+				t.Fatalf("run row\n got %v\nwant %s", got, wantRow)
+			}
+			flakes := query(t, d, `SELECT suite, name FROM tests WHERE job = ? AND build_id = ? AND status = 'flake' ORDER BY 1, 2`, r.Job, r.BuildID)
+			var wantFlakes []string
+			for _, f := range r.FlakyTests {
+				wantFlakes = append(wantFlakes, f.String())
+			}
+			slices.Sort(wantFlakes)
+			if !slices.Equal(flakes, wantFlakes) {
+				t.Errorf("flakes %q, want %q", flakes, wantFlakes)
+			}
+			failed := query(t, d, `SELECT suite, name FROM tests WHERE job = ? AND build_id = ? AND status = 'fail'`, r.Job, r.BuildID)
+			for _, f := range r.FailedTests {
+				if !slices.Contains(failed, f.String()) {
+					t.Errorf("test %q not recorded as failed (failed: %q)", f, failed)
+				}
+			}
+		})
+	}
+}
+
+// dumpDB renders every table that a crawl fills, without the columns that
+// record when or from where it ran.
+func dumpDB(t *testing.T, d *db.DB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT * FROM jobs ORDER BY name`,
+		`SELECT job, build_id, bucket, path, url, started_at, finished_at, result, release, from_release, upgrade,
+		        from_version, to_version, upgrade_state, tag, from_tag, pull, fetch_status, fetch_error, objects_read, bytes_read
+		 FROM runs ORDER BY job, build_id`,
+		`SELECT * FROM tests ORDER BY job, build_id, suite, name`,
+		`SELECT * FROM run_errors ORDER BY job, build_id, object`,
+		`SELECT bucket, job, build_id, started_at FROM crawl_cursors ORDER BY bucket, job`,
+	} {
+		for _, row := range query(t, d, q) {
+			b.WriteString(row)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// TestSourcesGiveSameDatabase crawls the sample bucket from the directory
+// and from the GCS emulator (pod logs stored gzip content-encoded, as Prow
+// uploads them) and expects identical databases.
+func TestSourcesGiveSameDatabase(t *testing.T) {
+	local, err := NewDir(sampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1 := openDB(t)
+	if _, err := New(local, d1, sampleConfig()).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+
+	// The directory source names its bucket after the directory.
+	newEmulator(t, "bucket", bucketObjects(t, sampleDir, "bucket"))
+	remote, err := NewGCS(t.Context(), "gs://bucket", GCSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2 := openDB(t)
+	if _, err := New(remote, d2, sampleConfig()).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	a, b := dumpDB(t, d1), dumpDB(t, d2)
+	if a != b {
+		al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+		for i := range min(len(al), len(bl)) {
+			if al[i] != bl[i] {
+				t.Fatalf("databases differ at line %d:\nlocal %s\ngcs   %s", i, al[i], bl[i])
+			}
+		}
+		t.Fatalf("databases differ in length: %d and %d lines", len(al), len(bl))
+	}
+	if strings.Count(a, "\n") < 1000 {
+		t.Errorf("the dump has only %d lines: the comparison proves little", strings.Count(a, "\n"))
+	}
+}
+
+// TestIncrementalCrawl: a second crawl of an unchanged bucket lists but
+// reads no object of a stored run; a new run and a run that was pending are
+// picked up by the next one.
+func TestIncrementalCrawl(t *testing.T) {
+	e := newEmulator(t, "bucket", bucketObjects(t, sampleDir, "bucket"))
+	src, err := NewGCS(t.Context(), "gs://bucket", GCSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openDB(t)
+	now := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	cfg := sampleConfig()
+	cfg.Now = func() time.Time { return now }
+	if _, err := New(src, d, cfg).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	pending := query(t, d, `SELECT path FROM runs WHERE result = 'pending'`)
+	if len(pending) != 1 {
+		t.Fatalf("pending runs %v, want the one of the sample", pending)
+	}
+	jobs := len(query(t, d, `SELECT name FROM jobs`))
+
+	// Nightly crawl of an unchanged bucket: incremental, no --since.
+	cfg.Since = time.Time{}
+	e.counts()
+	sum, err := New(src, d, cfg).Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists, reads := e.counts()
+	for _, name := range reads {
+		if !strings.HasPrefix(name, pending[0]+"/") {
+			t.Errorf("the second crawl read %s, an object of a stored run", name)
+		}
+	}
+	// The two top-level listings, one per job, and one of the pending run.
+	if want := 2 + jobs + 1; lists != want {
+		t.Errorf("the second crawl made %d listings, want %d", lists, want)
+	}
+	if sum.New != 0 || sum.Updated != 1 || sum.Pending != 1 {
+		t.Errorf("second crawl %+v, want only the pending run looked at again", sum)
+	}
+
+	// The pending run finishes and a new run appears.
+	rp, _ := prow.ParseRunPath(pending[0])
+	fin := now.Add(-time.Hour)
+	e.fake.CreateObject(obj("bucket", pending[0]+"/finished.json", []byte(finished(fin, "SUCCESS"))))
+	newStart := now.Add(-30 * time.Minute)
+	newID := prow.MinBuildIDAt(newStart.Add(-time.Minute)) + 7
+	newDir := fmt.Sprintf("logs/%s/%d", rp.Job, newID)
+	for _, o := range []fakestorage.Object{
+		obj("bucket", newDir+"/started.json", []byte(started(newStart))),
+		obj("bucket", newDir+"/finished.json", []byte(finished(newStart.Add(20*time.Minute), "FAILURE"))),
+		obj("bucket", newDir+"/artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_upgrade_1.xml", []byte(junitWithFlake)),
+	} {
+		e.fake.CreateObject(o)
+	}
+	e.counts()
+	sum, err = New(src, d, cfg).Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.New != 1 || sum.Updated != 1 || sum.Pending != 0 {
+		t.Errorf("third crawl %+v, want the new run and the finished one", sum)
+	}
+	_, reads = e.counts()
+	for _, name := range reads {
+		if !strings.HasPrefix(name, pending[0]+"/") && !strings.HasPrefix(name, newDir+"/") {
+			t.Errorf("the third crawl read %s, an object of a stored run", name)
+		}
+	}
+	got := query(t, d, `SELECT result FROM runs WHERE path = ? UNION ALL SELECT result FROM runs WHERE path = ?`, pending[0], newDir)
+	if strings.Join(got, ",") != "success,failure" {
+		t.Errorf("results %v, want the pending run now success and the new one failure", got)
+	}
+	if flakes := query(t, d, `SELECT count(*) FROM tests WHERE build_id = ? AND status = 'flake'`, newID); flakes[0] != "1" {
+		t.Errorf("the new run has %s flakes, want 1", flakes[0])
+	}
+}

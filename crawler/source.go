@@ -1,0 +1,60 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+)
+
+// Source is a bucket of Prow job artifacts: GCS or a directory mirroring one.
+// Object names are relative to the source's root and use forward slashes.
+type Source interface {
+	// Bucket names the bucket in the database and in Prow links.
+	Bucket() string
+	// List returns the entries under q.Prefix in lexicographic order.
+	List(ctx context.Context, q Query) ([]Entry, error)
+	// Open opens one object for reading. A missing object gives an error
+	// that matches ErrNotExist.
+	Open(ctx context.Context, name string) (io.ReadCloser, error)
+}
+
+// Query selects entries of a Source, as a GCS object listing does.
+type Query struct {
+	// Prefix is the name prefix, usually a "directory" ending in "/".
+	Prefix string
+	// Delimiter "/" lists one level: deeper names collapse into prefixes.
+	// Empty lists every object under Prefix.
+	Delimiter string
+	// StartOffset skips names that sort before it.
+	StartOffset string
+}
+
+// Entry is one listed object, or a common prefix when Prefix is set.
+type Entry struct {
+	Name   string
+	Prefix bool
+	Size   int64
+}
+
+// ErrNotExist is returned for objects that do not exist.
+var ErrNotExist = fs.ErrNotExist
+
+// Open opens a source from a bucket URL: gs://NAME[/PREFIX], file://DIR or a
+// plain directory path.
+func Open(ctx context.Context, bucketURL string, opts GCSOptions) (Source, error) {
+	switch {
+	case bucketURL == "":
+		return nil, errors.New("no bucket given")
+	case strings.HasPrefix(bucketURL, "gs://"):
+		return NewGCS(ctx, bucketURL, opts)
+	case strings.HasPrefix(bucketURL, "file://"):
+		return NewDir(strings.TrimPrefix(bucketURL, "file://"))
+	case strings.Contains(bucketURL, "://"):
+		return nil, fmt.Errorf("bucket %q: unsupported scheme (want gs://, file:// or a directory)", bucketURL)
+	default:
+		return NewDir(bucketURL)
+	}
+}
