@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -156,4 +157,65 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// cancelAfter cancels the crawl once n runs are stored.
+type cancelAfter struct {
+	n      int
+	done   int
+	cancel func()
+}
+
+func (c *cancelAfter) Start(int) {}
+func (c *cancelAfter) Finish()   {}
+func (c *cancelAfter) Add(n int) {
+	c.done += n
+	if c.done >= c.n {
+		c.cancel()
+	}
+}
+
+// TestCrawlInterruptedThenResumed: an interrupted crawl stores whole runs
+// only, and the next crawl completes the same database as an uninterrupted
+// one.
+func TestCrawlInterruptedThenResumed(t *testing.T) {
+	src, err := NewDir(sampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := openDB(t)
+	if _, err := New(src, clean, sampleConfig()).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+
+	d := openDB(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	cfg := sampleConfig()
+	cfg.Concurrency = 2
+	cfg.Progress = &cancelAfter{n: 1, cancel: cancel}
+	sum, err := New(src, d, cfg).Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted crawl: err %v, want context.Canceled", err)
+	}
+	stored := query(t, d, `SELECT count(*) FROM runs`)[0]
+	if stored == "0" || sum.New == 0 || fmt.Sprint(sum.New) != stored {
+		t.Errorf("interrupted crawl stored %s runs and reported %d", stored, sum.New)
+	}
+	if got := query(t, d, `SELECT status FROM crawls`); len(got) != 1 || got[0] != "interrupted" {
+		t.Errorf("crawl log %v, want one interrupted crawl", got)
+	}
+	// Every stored run is whole: its tests are all there.
+	if diff := query(t, d, `SELECT r.job, r.build_id FROM runs r WHERE r.result <> 'pending' AND NOT EXISTS
+		(SELECT 1 FROM tests t WHERE t.job = r.job AND t.build_id = r.build_id) AND r.result <> 'aborted'`); len(diff) > 0 {
+		t.Errorf("runs stored without their tests: %v", diff)
+	}
+
+	cfg.Progress = nil
+	if _, err := New(src, d, cfg).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := dumpDB(t, clean), dumpDB(t, d); a != b {
+		t.Error("the resumed crawl's database differs from an uninterrupted crawl's")
+	}
 }

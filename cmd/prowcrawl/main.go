@@ -42,12 +42,12 @@ func exitCode(err error, stderr io.Writer) int {
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "prowcrawl: %v\n", err)
-		return 2
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "prowcrawl: interrupted; runs read so far are stored")
 		return 1
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "prowcrawl: %v\n", err)
+		return 2
 	default:
 		fmt.Fprintf(stderr, "prowcrawl: %v\n", err)
 		return 1

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var sampleBucket = filepath.Join("..", "..", "testdata", "bucket")
+
+var summaryRE = regexp.MustCompile(`^crawl: (\d+) jobs, (\d+) new runs, (\d+) updated, (\d+) pending, 0 errors, 0 outside the range; \d+ objects, .+ read in .+\n$`)
+
+// TestCrawlCommand runs the demo's commands as a user would, twice.
+func TestCrawlCommand(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "prowcrawl.db")
+	args := []string{"crawl", "--bucket", sampleBucket, "--db", dbPath, "--since", "2019-01-01", "--presubmits", "--log-format", "json", "--log-level", "info"}
+
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, stderr.String())
+	}
+	m := summaryRE.FindStringSubmatch(stdout.String())
+	if m == nil || m[1] != "6" || m[2] == "0" {
+		t.Fatalf("summary %q, want 6 jobs and new runs", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), `"msg":"runs to read"`) {
+		t.Errorf("--log-format json --log-level info logged no JSON progress: %q", stderr.String())
+	}
+	if strings.Contains(stderr.String(), "\r") {
+		t.Error("drew a progress bar although stderr is not a terminal")
+	}
+
+	stdout.Reset()
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("second crawl: %v", err)
+	}
+	m = summaryRE.FindStringSubmatch(stdout.String())
+	if m == nil || m[2] != "0" || m[3] != m[4] {
+		t.Errorf("second summary %q, want no new runs and only pending runs updated", stdout.String())
+	}
+
+	stdout.Reset()
+	if err := run(t.Context(), []string{"status", "--db", dbPath}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"4.13->4.14 minor", "release-openshift-origin-installer-e2e-aws-upgrade", "last crawl of bucket: ok"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("status output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+// TestCrawlInterrupted: an interrupted crawl exits 1 with one sentence.
+func TestCrawlInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"crawl", "--bucket", sampleBucket, "--db", filepath.Join(t.TempDir(), "x.db")}, &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != 1 {
+		t.Fatalf("exit %d (err %v), want 1", code, err)
+	}
+	if got := strings.TrimSpace(stderr.String()); got != "prowcrawl: interrupted; runs read so far are stored" {
+		t.Errorf("stderr %q, want one sentence", got)
+	}
+}
