@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -147,16 +146,6 @@ func TestCrawlRecordsBadInput(t *testing.T) {
 	if sum.New != 0 || sum.Updated != 3 {
 		t.Errorf("second crawl %+v, want 0 new and 3 updated (102, 104, 105)", sum)
 	}
-}
-
-// sortedKeys is a small helper for stable error messages.
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // cancelAfter cancels the crawl once n runs are stored.

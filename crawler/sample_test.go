@@ -21,15 +21,15 @@ import (
 var sampleDir = filepath.Join("..", "testdata", "bucket")
 
 type manifestRun struct {
-	Path         string   `json:"path"`
-	Job          string   `json:"job"`
-	BuildID      string   `json:"build_id"`
-	Started      string   `json:"started"`
-	Finished     string   `json:"finished"`
-	Result       string   `json:"result"`
-	FromVersion  string   `json:"from_version"`
-	ToVersion    string   `json:"to_version"`
-	UpgradeState string   `json:"upgrade_state"`
+	Path         string         `json:"path"`
+	Job          string         `json:"job"`
+	BuildID      string         `json:"build_id"`
+	Started      string         `json:"started"`
+	Finished     string         `json:"finished"`
+	Result       string         `json:"result"`
+	FromVersion  string         `json:"from_version"`
+	ToVersion    string         `json:"to_version"`
+	UpgradeState string         `json:"upgrade_state"`
 	FlakyTests   []manifestTest `json:"flaky_tests"`
 	FailedTests  []manifestTest `json:"failed_tests"`
 }
