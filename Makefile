@@ -29,7 +29,7 @@ check: lint test
 ## Run it twice: the second crawl reads nothing it has already stored.
 demo: build
 	$(BIN) crawl --bucket testdata/bucket --db $(DB) --since 2019-01-01 --presubmits
-	$(BIN) status --db $(DB)
+	$(BIN) status --db $(DB) --runs 40
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

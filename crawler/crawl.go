@@ -12,6 +12,7 @@ import (
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -27,6 +28,11 @@ type Config struct {
 	Lookback time.Duration
 	// Refetch reads runs in range again even when they are stored complete.
 	Refetch bool
+	// Rules classifies each run's failures by symptom; nil skips it.
+	Rules *classify.Engine
+	// MaxObjectBytes caps what is read of one log (after decompression);
+	// a longer one is matched on its first part and recorded.
+	MaxObjectBytes int64
 	// Presubmits also crawls pr-logs/.
 	Presubmits bool
 	// Concurrency bounds the runs read at once (and the jobs listed at once).
@@ -88,6 +94,9 @@ func New(src Source, store *db.DB, cfg Config) *Crawler {
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = 10 * time.Minute
 	}
+	if cfg.MaxObjectBytes <= 0 {
+		cfg.MaxObjectBytes = 1 << 30
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -118,14 +127,19 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	crawl.ID = id
+	if c.cfg.Rules != nil {
+		if err := c.db.SyncSymptoms(wctx, symptomsOf(c.cfg.Rules)); err != nil {
+			return sum, err
+		}
+	}
 
 	plans, err := c.discover(ctx)
 	sum.Jobs = len(plans)
 	if err == nil {
 		err = c.fetchAll(ctx, plans, &sum)
 	}
-	sum.Objects = c.rd.objects.Load()
-	sum.Bytes = c.rd.bytes.Load()
+	sum.Objects = c.rd.total.objects.Load()
+	sum.Bytes = c.rd.total.bytes.Load()
 	sum.Duration = c.cfg.Now().Sub(start)
 
 	crawl.FinishedAt = c.cfg.Now()
@@ -300,4 +314,13 @@ func (c *Crawler) account(r result, sum *Summary) {
 		sum.Errors++
 		c.log.Warn("run not fully read", "job", run.Job, "build", run.BuildID, "status", run.FetchStatus, "error", run.FetchError)
 	}
+}
+
+// symptomsOf lists the symptoms an engine's rules detect.
+func symptomsOf(e *classify.Engine) []db.Symptom {
+	var out []db.Symptom
+	for _, r := range e.Rules() {
+		out = append(out, db.Symptom{ID: r.ID, Title: r.Title, Description: r.Description, Bug: r.Bug, Source: r.Source})
+	}
+	return out
 }

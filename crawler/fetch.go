@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
@@ -32,6 +33,7 @@ type result struct {
 type runReader struct {
 	errs    []db.RunError
 	partial bool // an object could not be read: read the run again next time
+	count   counter
 }
 
 func (rr *runReader) fail(object, kind string, err error) {
@@ -46,74 +48,87 @@ func (rr *runReader) fail(object, kind string, err error) {
 func (c *Crawler) fetch(ctx context.Context, t task) result {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RunTimeout)
 	defer cancel()
-	res := result{task: t}
-	now := c.cfg.Now().UTC()
-	run := db.Run{
+	rr := &runReader{}
+	run := &db.Run{
 		Job: t.job, BuildID: t.id, Bucket: c.src.Bucket(), Path: t.path,
-		Result: "pending", FetchStatus: "complete", CrawledAt: now,
+		Result: "pending", FetchStatus: "complete", CrawledAt: c.cfg.Now().UTC(),
 	}
 	rec := &db.Record{Job: jobRow(t.job, t.presubmit)}
-	finish := func(rr *runReader, fatal error) result {
-		rec.Errors = rr.errs
-		switch {
-		case fatal != nil:
-			run.FetchStatus = "error"
-			run.FetchError = fatal.Error()
-		case rr.partial:
-			run.FetchStatus = "partial"
-			run.FetchError = rr.errs[0].Message
+	res := result{task: t, rec: rec}
+	err := func() error {
+		if run.Path == "" {
+			b, err := c.rd.readAll(ctx, t.link, 4<<10, &rr.count)
+			if err != nil {
+				return err
+			}
+			if run.Path, err = runDir(string(b)); err != nil {
+				return err
+			}
 		}
-		if run.URL == "" && run.Path != "" {
-			run.URL = prow.ViewURL(c.src.Bucket(), run.Path)
+		if rp, ok := prow.ParseRunPath(run.Path); ok {
+			run.Pull = rp.Pull
 		}
-		rec.Run = run
-		res.rec = rec
+		objs, err := c.src.List(ctx, Query{Prefix: run.Path + "/"})
+		if err != nil {
+			return err
+		}
+		return c.readRun(ctx, run.Path+"/", objs, run, rec, rr, func(started time.Time) bool {
+			res.started = started
+			return !t.listed || inWindow(started, c.cfg.Since, c.cfg.Until)
+		})
+	}()
+	if errors.Is(err, errOutsideWindow) {
+		res.rec = nil
 		return res
 	}
-	rr := &runReader{}
+	rec.Errors = rr.errs
+	switch {
+	case err != nil:
+		run.FetchStatus = "error"
+		run.FetchError = err.Error()
+	case rr.partial:
+		run.FetchStatus = "partial"
+		run.FetchError = rr.errs[0].Message
+	}
+	if run.Path != "" {
+		run.URL = prow.ViewURL(c.src.Bucket(), run.Path)
+	}
+	run.ObjectsRead = int(rr.count.objects.Load())
+	run.BytesRead = rr.count.bytes.Load()
+	rec.Run = *run
+	return res
+}
 
-	if run.Path == "" {
-		b, err := c.rd.readAll(ctx, t.link, 4<<10)
-		if err != nil {
-			return finish(rr, err)
-		}
-		dir, err := runDir(string(b))
-		if err != nil {
-			return finish(rr, err)
-		}
-		run.Path = dir
-	}
-	if rp, ok := prow.ParseRunPath(run.Path); ok {
-		run.Pull = rp.Pull
-	}
-	objs, err := c.src.List(ctx, Query{Prefix: run.Path + "/"})
-	if err != nil {
-		return finish(rr, err)
-	}
+// errOutsideWindow stops reading a run that started outside --since/--until.
+var errOutsideWindow = errors.New("run outside the time window")
+
+// readRun reads the run whose objects are objs, all under prefix: its
+// metadata, tests, upgrade versions and, with a classifier, its symptoms.
+// keep is asked with the start time whether to go on. A returned error means
+// the run's metadata could not be read; lesser problems are recorded in rr.
+func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run *db.Run, rec *db.Record, rr *runReader, keep func(time.Time) bool) error {
 	names := make(map[string]bool, len(objs))
 	for _, o := range objs {
-		names[strings.TrimPrefix(o.Name, run.Path+"/")] = true
+		names[strings.TrimPrefix(o.Name, prefix)] = true
 	}
 	if !names["started.json"] {
-		return finish(rr, fmt.Errorf("%s/started.json: %w", run.Path, ErrNotExist))
+		return fmt.Errorf("%sstarted.json: %w", prefix, ErrNotExist)
 	}
-
 	var started prow.Started
-	if err := c.readJSON(ctx, run.Path+"/started.json", func(b []byte) (err error) {
+	if err := c.readJSON(ctx, prefix+"started.json", func(b []byte) (err error) {
 		started, err = prow.ParseStarted(b)
 		return err
 	}, rr); err != nil {
-		return finish(rr, err)
+		return err
 	}
 	run.StartedAt = time.Unix(started.Timestamp, 0).UTC()
-	res.started = run.StartedAt
-	if t.listed && !inWindow(run.StartedAt, c.cfg.Since, c.cfg.Until) {
-		return result{task: t, started: run.StartedAt}
+	if !keep(run.StartedAt) {
+		return errOutsideWindow
 	}
 
 	var pj prow.ProwJob
 	if names["prowjob.json"] {
-		_ = c.readJSON(ctx, run.Path+"/prowjob.json", func(b []byte) (err error) {
+		_ = c.readJSON(ctx, prefix+"prowjob.json", func(b []byte) (err error) {
 			pj, err = prow.ParseProwJob(b)
 			return err
 		}, rr)
@@ -124,12 +139,12 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 	}
 	if names["finished.json"] {
 		var fin prow.Finished
-		err := c.readJSON(ctx, run.Path+"/finished.json", func(b []byte) (err error) {
+		err := c.readJSON(ctx, prefix+"finished.json", func(b []byte) (err error) {
 			fin, err = prow.ParseFinished(b)
 			return err
 		}, rr)
 		if err != nil {
-			return finish(rr, err)
+			return err
 		}
 		run.Result = resultOf(fin.Result, fin.Passed)
 		if fin.Timestamp > 0 {
@@ -141,23 +156,69 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 		run.FinishedAt = pj.CompletionTime.UTC()
 	}
 
+	// A running job's artifacts are incomplete: it is read again once done.
 	if run.Result != "pending" {
-		c.readTests(ctx, run.Path, objs, rec, rr)
-		if cv, ok := c.readClusterVersion(ctx, run.Path, objs, rr); ok {
+		tests := c.readTests(ctx, prefix, objs, rr)
+		for _, t := range tests {
+			rec.Tests = append(rec.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
+		}
+		if cv, ok := c.readClusterVersion(ctx, prefix, objs, rr); ok {
 			run.FromVersion, run.ToVersion = cv.FromVersion, cv.ToVersion
 			if cv.State == "Completed" || cv.State == "Partial" {
 				run.UpgradeState = cv.State
 			}
 		}
+		if c.cfg.Rules != nil {
+			info := classify.RunInfo{Start: run.StartedAt, Tests: tests, UpgradeState: run.UpgradeState}
+			rec.Symptoms = c.classify(ctx, prefix, objs, info, rr)
+		}
 	}
-	run.Release, run.FromRelease, run.Upgrade = edgeOf(rec.Job, run)
-	return finish(rr, nil)
+	run.Release, run.FromRelease, run.Upgrade = edgeOf(rec.Job, *run)
+	return nil
+}
+
+// classify streams every object a rule reads through one scan of the run.
+// An object that cannot be read makes the run partial; a malformed one is
+// recorded, and what was matched before the problem still counts.
+func (c *Crawler) classify(ctx context.Context, prefix string, objs []Entry, info classify.RunInfo, rr *runReader) []db.RunSymptom {
+	scan := c.cfg.Rules.Begin(info)
+	for _, o := range objs {
+		rel := strings.TrimPrefix(o.Name, prefix)
+		if !c.cfg.Rules.Wants(rel) {
+			continue
+		}
+		rc, err := c.rd.open(ctx, o.Name, &rr.count)
+		if err != nil {
+			rr.fail(o.Name, "read", err)
+			continue
+		}
+		cr := &capReader{r: rc, left: c.cfg.MaxObjectBytes}
+		err = scan.File(ctx, rel, cr)
+		rc.Close()
+		switch {
+		case cr.over:
+			rr.fail(o.Name, "size", fmt.Errorf("read %s: %w (%d bytes); matched on the first part only", o.Name, ErrTooLarge, c.cfg.MaxObjectBytes))
+		case cr.err != nil:
+			rr.fail(o.Name, "read", fmt.Errorf("read %s: %w", o.Name, cr.err))
+		case err != nil:
+			rr.fail(o.Name, "parse", fmt.Errorf("classify %s: %w", o.Name, err))
+		}
+	}
+	var out []db.RunSymptom
+	for _, m := range scan.Matches() {
+		file := m.File
+		if file != "" {
+			file = prefix + file
+		}
+		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At})
+	}
+	return out
 }
 
 // readJSON reads a small metadata object and parses it. A read error is
 // returned (and recorded); a parse error is only recorded.
 func (c *Crawler) readJSON(ctx context.Context, name string, parse func([]byte) error, rr *runReader) error {
-	b, err := c.rd.readAll(ctx, name, maxMetadata)
+	b, err := c.rd.readAll(ctx, name, maxMetadata, &rr.count)
 	if err != nil {
 		kind := "read"
 		if errors.Is(err, ErrTooLarge) {
@@ -175,13 +236,13 @@ func (c *Crawler) readJSON(ctx context.Context, name string, parse func([]byte) 
 
 // readTests parses every JUnit file under artifacts/ and merges the cases:
 // a test failed and passed in one run is a flake.
-func (c *Crawler) readTests(ctx context.Context, dir string, objs []Entry, rec *db.Record, rr *runReader) {
+func (c *Crawler) readTests(ctx context.Context, prefix string, objs []Entry, rr *runReader) []prow.TestResult {
 	var cases []prow.TestCase
 	for _, o := range objs {
-		if !isJUnit(strings.TrimPrefix(o.Name, dir+"/")) {
+		if !isJUnit(strings.TrimPrefix(o.Name, prefix)) {
 			continue
 		}
-		got, err := c.parseJUnit(ctx, o.Name)
+		got, err := c.parseJUnit(ctx, o.Name, &rr.count)
 		if err != nil {
 			kind := "parse"
 			switch {
@@ -191,13 +252,11 @@ func (c *Crawler) readTests(ctx context.Context, dir string, objs []Entry, rec *
 				kind = "read"
 			}
 			rr.fail(o.Name, kind, err)
-			continue
 		}
+		// A truncated file still gives the cases read before the problem.
 		cases = append(cases, got...)
 	}
-	for _, t := range prow.MergeTests(cases) {
-		rec.Tests = append(rec.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
-	}
+	return prow.MergeTests(cases)
 }
 
 // readErr marks errors of the source, as opposed to errors of the content.
@@ -211,8 +270,8 @@ func isReadErr(err error) bool {
 	return errors.As(err, &re)
 }
 
-func (c *Crawler) parseJUnit(ctx context.Context, name string) ([]prow.TestCase, error) {
-	rc, err := c.rd.open(ctx, name)
+func (c *Crawler) parseJUnit(ctx context.Context, name string, run *counter) ([]prow.TestCase, error) {
+	rc, err := c.rd.open(ctx, name, run)
 	if err != nil {
 		return nil, readErr{err}
 	}
@@ -257,10 +316,10 @@ func (c *capReader) Read(p []byte) (int, error) {
 
 // readClusterVersion reads the run's clusterversion.json: gather-extra's in
 // multi-stage jobs, the target directory's in template-era jobs.
-func (c *Crawler) readClusterVersion(ctx context.Context, dir string, objs []Entry, rr *runReader) (prow.ClusterVersion, bool) {
+func (c *Crawler) readClusterVersion(ctx context.Context, prefix string, objs []Entry, rr *runReader) (prow.ClusterVersion, bool) {
 	var best string
 	for _, o := range objs {
-		rel := strings.TrimPrefix(o.Name, dir+"/")
+		rel := strings.TrimPrefix(o.Name, prefix)
 		if !strings.HasPrefix(rel, "artifacts/") || path.Base(rel) != "clusterversion.json" {
 			continue
 		}

@@ -49,7 +49,7 @@ func TestGCSReads(t *testing.T) {
 			}
 			rd := &reader{src: src}
 			for _, name := range []string{"logs/j/1/artifacts/pods/etcd.log", "logs/j/1/artifacts/raw.gz"} {
-				b, err := rd.readAll(t.Context(), name, 1<<20)
+				b, err := rd.readAll(t.Context(), name, 1<<20, nil)
 				if err != nil {
 					t.Fatalf("read %s: %v", name, err)
 				}
@@ -57,14 +57,14 @@ func TestGCSReads(t *testing.T) {
 					t.Errorf("read %s = %q, want the decompressed log", name, b)
 				}
 			}
-			b, err := rd.readAll(t.Context(), "logs/j/1/started.json", 1<<20)
+			b, err := rd.readAll(t.Context(), "logs/j/1/started.json", 1<<20, nil)
 			if err != nil || string(b) != `{"timestamp":1700000000}` {
 				t.Errorf("read started.json = %q, %v", b, err)
 			}
-			if _, err := rd.readAll(t.Context(), "logs/j/1/finished.json", 1<<20); !errors.Is(err, ErrNotExist) {
+			if _, err := rd.readAll(t.Context(), "logs/j/1/finished.json", 1<<20, nil); !errors.Is(err, ErrNotExist) {
 				t.Errorf("read of a missing object: err = %v, want ErrNotExist", err)
 			}
-			if _, err := rd.readAll(t.Context(), "logs/j/1/started.json", 4); !errors.Is(err, ErrTooLarge) {
+			if _, err := rd.readAll(t.Context(), "logs/j/1/started.json", 4, nil); !errors.Is(err, ErrTooLarge) {
 				t.Errorf("read past the cap: err = %v, want ErrTooLarge", err)
 			}
 		})

@@ -18,14 +18,19 @@ var ErrTooLarge = errors.New("object exceeds the size cap")
 // objects compressed) and capping how much is read, so that a hostile
 // object cannot exhaust memory. It counts objects and bytes for the summary.
 type reader struct {
-	src     Source
+	src   Source
+	total counter
+}
+
+// counter counts objects opened and bytes read from the source.
+type counter struct {
 	objects atomic.Int64
 	bytes   atomic.Int64
 }
 
 // readAll reads a whole object of at most limit bytes after decompression.
-func (r *reader) readAll(ctx context.Context, name string, limit int64) ([]byte, error) {
-	rc, err := r.open(ctx, name)
+func (r *reader) readAll(ctx context.Context, name string, limit int64, run *counter) ([]byte, error) {
+	rc, err := r.open(ctx, name, run)
 	if err != nil {
 		return nil, err
 	}
@@ -40,26 +45,32 @@ func (r *reader) readAll(ctx context.Context, name string, limit int64) ([]byte,
 	return b, nil
 }
 
-// open returns a stream of the object's decompressed bytes. Callers that
-// stream must bound what they read themselves.
-func (r *reader) open(ctx context.Context, name string) (io.ReadCloser, error) {
+// open returns a stream of the object's decompressed bytes, counted in the
+// crawl's total and in run (which may be nil). Callers that stream must
+// bound what they read themselves.
+func (r *reader) open(ctx context.Context, name string, run *counter) (io.ReadCloser, error) {
 	rc, err := r.src.Open(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	r.objects.Add(1)
-	counted := &countingReader{r: rc, n: &r.bytes}
-	br := bufio.NewReaderSize(counted, 32<<10)
+	r.total.objects.Add(1)
+	if run != nil {
+		run.objects.Add(1)
+	}
+	// Bytes are counted after decompression: the GCS client undoes
+	// Content-Encoding itself, so this is the one count both sources share.
+	br := bufio.NewReaderSize(rc, 32<<10)
 	magic, _ := br.Peek(2)
+	var content io.Reader = br
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			rc.Close()
 			return nil, fmt.Errorf("read %s: gzip: %w", name, err)
 		}
-		return readCloser{Reader: &gzipErrReader{zr: zr, name: name}, close: rc.Close}, nil
+		content = &gzipErrReader{zr: zr, name: name}
 	}
-	return readCloser{Reader: br, close: rc.Close}, nil
+	return readCloser{Reader: &countingReader{r: content, total: &r.total, run: run}, close: rc.Close}, nil
 }
 
 type readCloser struct {
@@ -70,13 +81,16 @@ type readCloser struct {
 func (r readCloser) Close() error { return r.close() }
 
 type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
+	r          io.Reader
+	total, run *counter
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
+	c.total.bytes.Add(int64(n))
+	if c.run != nil {
+		c.run.bytes.Add(int64(n))
+	}
 	return n, err
 }
 

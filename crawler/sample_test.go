@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
+	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
@@ -30,6 +31,7 @@ type manifestRun struct {
 	FromVersion  string         `json:"from_version"`
 	ToVersion    string         `json:"to_version"`
 	UpgradeState string         `json:"upgrade_state"`
+	Symptoms     []string       `json:"symptoms"`
 	FlakyTests   []manifestTest `json:"flaky_tests"`
 	FailedTests  []manifestTest `json:"failed_tests"`
 }
@@ -58,9 +60,19 @@ func readManifest(t *testing.T) []manifestRun {
 
 var upgradeJobs = []*regexp.Regexp{regexp.MustCompile("upgrade")}
 
-// sampleConfig crawls the whole sample bucket, presubmits included.
+// builtinRules is the engine of the built-in symptom rules.
+var builtinRules = func() *classify.Engine {
+	e, err := classify.NewEngine(classify.Builtin())
+	if err != nil {
+		panic(err)
+	}
+	return e
+}()
+
+// sampleConfig crawls the whole sample bucket, presubmits included, with
+// the built-in rules.
 func sampleConfig() Config {
-	return Config{Jobs: upgradeJobs, Since: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC), Presubmits: true}
+	return Config{Jobs: upgradeJobs, Since: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC), Presubmits: true, Rules: builtinRules}
 }
 
 // TestCrawlSampleBucket crawls testdata/bucket and checks every run against
@@ -108,6 +120,10 @@ func TestCrawlSampleBucket(t *testing.T) {
 			slices.Sort(wantFlakes)
 			if !slices.Equal(flakes, wantFlakes) {
 				t.Errorf("flakes %q, want %q", flakes, wantFlakes)
+			}
+			symptoms := query(t, d, `SELECT symptom_id FROM run_symptoms WHERE job = ? AND build_id = ? ORDER BY 1`, r.Job, r.BuildID)
+			if want := slices.Sorted(slices.Values(r.Symptoms)); !slices.Equal(symptoms, want) && !(len(symptoms) == 0 && len(want) == 0) {
+				t.Errorf("symptoms %q, want %q", symptoms, want)
 			}
 			failed := query(t, d, `SELECT suite, name FROM tests WHERE job = ? AND build_id = ? AND status = 'fail'`, r.Job, r.BuildID)
 			for _, f := range r.FailedTests {

@@ -87,7 +87,7 @@ func TestOpenCreatesContractSchema(t *testing.T) {
 			"release", "from_release", "upgrade", "from_version", "to_version", "upgrade_state",
 			"tag", "from_tag", "pull", "fetch_status", "fetch_error", "objects_read", "bytes_read", "crawled_at"},
 		"tests":             {"job", "build_id", "suite", "name", "status", "duration_s", "message"},
-		"symptoms":          {"id", "title", "description", "bug", "source"},
+		"symptoms":          {"id", "title", "description", "bug", "source", "active"},
 		"run_symptoms":      {"job", "build_id", "symptom_id", "hits", "file", "line", "excerpt", "at"},
 		"run_errors":        {"job", "build_id", "object", "kind", "message"},
 		"crawl_cursors":     {"bucket", "job", "build_id", "started_at", "updated_at"},

@@ -59,10 +59,22 @@ type RunError struct {
 // Record is everything a crawl learned about one run. Writing it replaces
 // what the database held about that run.
 type Record struct {
-	Job    Job
-	Run    Run // Run.Job may be left empty: it is Job.Name
-	Tests  []Test
-	Errors []RunError
+	Job      Job
+	Run      Run // Run.Job may be left empty: it is Job.Name
+	Tests    []Test
+	Errors   []RunError
+	Symptoms []RunSymptom
+}
+
+// RunSymptom is a row of run_symptoms: a symptom a run shows, with its first
+// evidence. The symptom must be in the symptoms table (see SyncSymptoms).
+type RunSymptom struct {
+	SymptomID string
+	Hits      int
+	File      string
+	Line      int
+	Excerpt   string
+	At        time.Time
 }
 
 // Cursor is where the crawl of a job in a bucket stopped: the highest build id
@@ -132,6 +144,9 @@ ON CONFLICT (job, build_id, suite, name) DO UPDATE SET
 	duration_s = max(coalesce(duration_s, excluded.duration_s), coalesce(excluded.duration_s, duration_s)),
 	message = coalesce(message, excluded.message)`
 
+	insertSymptom = `INSERT INTO run_symptoms (job, build_id, symptom_id, hits, file, line, excerpt, at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+
 	insertError = `INSERT INTO run_errors (job, build_id, object, kind, message) VALUES (?, ?, ?, ?, ?)`
 
 	// A cursor never moves backwards: a crawl of an older range (a backfill)
@@ -192,7 +207,7 @@ func (d *DB) Write(ctx context.Context, recs []Record, cursors []Cursor) (err er
 
 // writer holds the statements of one Write, prepared once for the batch.
 type writer struct {
-	job, delTests, delSymptoms, delErrors, run, test, runError, cursorStmt *sql.Stmt
+	job, delTests, delSymptoms, delErrors, run, test, runError, symptom, cursorStmt *sql.Stmt
 }
 
 func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -208,6 +223,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.run, upsertRun},
 		{&w.test, insertTest},
 		{&w.runError, insertError},
+		{&w.symptom, insertSymptom},
 		{&w.cursorStmt, upsertCursor},
 	} {
 		stmt, err := tx.PrepareContext(ctx, s.query)
@@ -221,7 +237,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 
 func (w *writer) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{w.job, w.delTests, w.delSymptoms, w.delErrors, w.run, w.test, w.runError, w.cursorStmt} {
+	for _, s := range []*sql.Stmt{w.job, w.delTests, w.delSymptoms, w.delErrors, w.run, w.test, w.runError, w.symptom, w.cursorStmt} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -273,6 +289,12 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 	for _, e := range rec.Errors {
 		if _, err := w.runError.ExecContext(ctx, r.Job, r.BuildID, e.Object, e.Kind, e.Message); err != nil {
 			return fmt.Errorf("error of %s: %w", e.Object, err)
+		}
+	}
+	for _, sy := range rec.Symptoms {
+		if _, err := w.symptom.ExecContext(ctx, r.Job, r.BuildID, sy.SymptomID, sy.Hits, nullString(sy.File),
+			nullInt(sy.Line), nullString(sy.Excerpt), nullTime(sy.At)); err != nil {
+			return fmt.Errorf("symptom %s: %w", sy.SymptomID, err)
 		}
 	}
 	return nil

@@ -31,6 +31,7 @@ type crawlOptions struct {
 	RunTimeout  time.Duration
 	Presubmits  bool
 	Refetch     bool
+	Rules       string
 	GCSAuth     bool
 	JSONReads   bool
 	Log         logOptions
@@ -60,6 +61,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	fs.StringVar(&o.Lookback, "lookback", o.Lookback, "how far back the first crawl of a job looks when --since is not given")
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "runs read at once")
 	fs.DurationVar(&o.RunTimeout, "run-timeout", o.RunTimeout, "time allowed for reading one run; a run that exceeds it is recorded as an error and read again next time")
+	fs.StringVar(&o.Rules, "rules", o.Rules, "a rules file that adds symptoms or replaces built-in ones by id (see 'prowcrawl rules')")
 	fs.BoolVar(&o.Presubmits, "presubmits", o.Presubmits, "also crawl presubmit runs under pr-logs/")
 	fs.BoolVar(&o.GCSAuth, "gcs-auth", o.GCSAuth, "use Application Default Credentials instead of anonymous access")
 	fs.BoolVar(&o.JSONReads, "gcs-json-reads", o.JSONReads, "download objects through the GCS JSON API instead of the XML API")
@@ -95,6 +97,9 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		return err
 	}
 	cfg.Logger = logger
+	if cfg.Rules, err = loadRules(o.Rules); err != nil {
+		return err
+	}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		cfg.Progress = progress.New(stderr, "runs")
 	}

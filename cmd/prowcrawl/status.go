@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,11 +17,13 @@ import (
 
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dbPath := "prowcrawl.db"
+	runs := 0
 	fs := pflag.NewFlagSet("status", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&dbPath, "db", dbPath, "SQLite database file")
+	fs.IntVar(&runs, "runs", runs, "also list the newest N runs that show symptoms")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl status [--db PATH]\n\nShows the runs stored per job and the last crawl.\n\n")
+		fmt.Fprint(stderr, "Usage: prowcrawl status [--db PATH] [--runs N]\n\nShows the runs stored per job, the symptoms they show, and the last crawl.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -49,6 +52,36 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	counts, err := store.SymptomCounts(ctx)
+	if err != nil {
+		return err
+	}
+	if len(counts) > 0 {
+		fmt.Fprintln(stdout, "\nSymptoms (runs showing each, of which failed):")
+		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "JOB\tSYMPTOM\tRUNS\tFAILED")
+		for _, c := range counts {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", c.Job, c.Symptom, c.Runs, c.Failed)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if runs > 0 {
+		list, err := store.RunsWithSymptoms(ctx, runs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nRuns with symptoms (newest %d):\n", runs)
+		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "STARTED\tJOB\tBUILD\tRESULT\tSYMPTOMS")
+		for _, r := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.Job, r.BuildID, r.Result, strings.Join(r.Symptoms, ", "))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	if c, ok, err := store.LastCrawl(ctx); err != nil {
 		return err

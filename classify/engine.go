@@ -1,0 +1,364 @@
+package classify
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/prow"
+)
+
+// Engine matches a set of rules against runs. It is immutable once built
+// and safe for concurrent use; each run is matched by a Scan of its own.
+type Engine struct {
+	rules    []Rule
+	compiled []*compiledRule
+	matchers []*compiledMatcher // every matcher of every rule, by id
+	wants    *regexp.Regexp     // any rule's files
+
+	mu       sync.Mutex
+	programs map[string]*program // by file kind and active rules
+}
+
+// maxPrograms bounds the cache of per-file programs; a set of rules active
+// together that is not cached is compiled for its file and dropped.
+const maxPrograms = 256
+
+// NewEngine checks and compiles rules. Rule ids must be unique.
+func NewEngine(rules []Rule) (*Engine, error) {
+	e := &Engine{rules: make([]Rule, len(rules)), programs: make(map[string]*program)}
+	copy(e.rules, rules)
+	var errs []error
+	seen := make(map[string]bool)
+	var globs []string
+	for i := range e.rules {
+		r := &e.rules[i]
+		name := r.ID
+		if name == "" {
+			name = fmt.Sprintf("#%d", i)
+		}
+		if seen[r.ID] {
+			errs = append(errs, fmt.Errorf("rule %s: duplicate id", name))
+		}
+		seen[r.ID] = true
+		cr, ferrs := compileRule(r)
+		for _, fe := range ferrs {
+			if fe.path == "" {
+				errs = append(errs, fmt.Errorf("rule %s: %s", name, fe.msg))
+			} else {
+				errs = append(errs, fmt.Errorf("rule %s: %s: %s", name, fe.path, fe.msg))
+			}
+		}
+		if len(ferrs) > 0 {
+			continue
+		}
+		cr.index = len(e.compiled)
+		for _, m := range cr.matchers {
+			m.id, m.rule = len(e.matchers), cr.index
+			m.probes = probesOf(m)
+			e.matchers = append(e.matchers, m)
+		}
+		e.compiled = append(e.compiled, cr)
+		for _, f := range r.Files {
+			g, _ := globRegexp(f)
+			globs = append(globs, g)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(globs) > 0 {
+		e.wants = regexp.MustCompile(`^(?:` + strings.Join(globs, "|") + `)$`)
+	}
+	return e, nil
+}
+
+// Rules returns the engine's rules in order.
+func (e *Engine) Rules() []Rule {
+	out := make([]Rule, len(e.rules))
+	copy(out, e.rules)
+	return out
+}
+
+// Wants reports whether any rule reads the object at rel, a path relative to
+// the run directory with forward slashes.
+func (e *Engine) Wants(rel string) bool {
+	return e.wants != nil && e.wants.MatchString(rel)
+}
+
+// RunInfo is what a Scan knows of a run besides its files.
+type RunInfo struct {
+	// Start is when the run started. Its year dates the year-less
+	// timestamps of monitor and klog lines; a zero Start leaves their
+	// evidence undated.
+	Start time.Time
+	// Tests are the run's merged JUnit results.
+	Tests []prow.TestResult
+	// UpgradeState is clusterversion's history[0].state, or empty.
+	UpgradeState string
+}
+
+// Match is a symptom found in a run, with its first evidence.
+type Match struct {
+	// Symptom is the rule's id.
+	Symptom string
+	// Hits counts the evidence of the entries of the rule's match list
+	// that matched: lines, events, tests, disruption entries or sequence
+	// pairs, over all files.
+	Hits int
+	// File is the path, relative to the run directory, of the first
+	// evidence; empty for evidence that is no file's (junit, upgrade).
+	File string
+	// Line is the evidence's line number from 1 (the item number in an
+	// events file); 0 when it has none.
+	Line int
+	// Excerpt is the evidence line without ANSI escapes, trimmed, at most
+	// MaxExcerpt bytes of valid UTF-8.
+	Excerpt string
+	// At is the time of the evidence when known.
+	At time.Time
+}
+
+// file kinds, by name.
+type fileKind uint8
+
+const (
+	fileText fileKind = iota
+	fileEvents
+	fileDisruption
+)
+
+// kindOf tells how a file is read, from its base name.
+func kindOf(rel string) fileKind {
+	base := path.Base(rel)
+	switch {
+	case strings.HasPrefix(base, "backend-disruption") && strings.HasSuffix(base, ".json"):
+		return fileDisruption
+	case strings.HasSuffix(base, ".json") && (strings.HasPrefix(base, "e2e-events") ||
+		strings.HasPrefix(base, "e2e-intervals") || strings.HasPrefix(base, "e2e-timelines") ||
+		strings.HasPrefix(base, "AdditionalEvents")):
+		return fileEvents
+	}
+	return fileText
+}
+
+// matcherKind is which field of a Matcher is set.
+type matcherKind uint8
+
+const (
+	kindLines matcherKind = iota + 1
+	kindEvents
+	kindJUnit
+	kindUpgrade
+	kindDisruption
+	kindSequence
+)
+
+// compiledRule is a checked rule with its globs and regexes compiled.
+type compiledRule struct {
+	rule     *Rule
+	index    int
+	files    *regexp.Regexp
+	matchers []*compiledMatcher
+}
+
+// compiledMatcher is one entry of a rule's match list, compiled.
+type compiledMatcher struct {
+	kind matcherKind
+	id   int // index in Engine.matchers
+	rule int // index in Engine.compiled
+	min  int // evidence needed for the entry to match
+
+	lines      *linesProgram
+	events     *eventsProgram
+	junit      *junitProgram
+	upgrade    string
+	disruption *disruptionProgram
+	sequence   *sequenceProgram
+
+	probes []*probe // the regexes that text lines go through
+}
+
+type linesProgram struct {
+	any      []anyRegex
+	all, not []*regexp.Regexp
+	cidr     []netip.Prefix
+}
+
+// anyRegex is an "any" regex and the index of its "ip" group (-1: none).
+type anyRegex struct {
+	re      *regexp.Regexp
+	ipGroup int
+}
+
+type eventsProgram struct {
+	message, locator, reason *regexp.Regexp
+}
+
+type junitProgram struct {
+	name   *regexp.Regexp
+	status []prow.TestStatus
+}
+
+type disruptionProgram struct {
+	backend *regexp.Regexp
+	min     time.Duration
+}
+
+type differentKind uint8
+
+const (
+	differentNone differentKind = iota
+	differentNamespace
+	differentNode
+)
+
+type sequenceProgram struct {
+	first, then *regexp.Regexp
+	within      time.Duration
+	different   differentKind
+}
+
+// probeKind is what a probe's regex decides.
+type probeKind uint8
+
+const (
+	probeAny   probeKind = iota // one of a lines matcher's any regexes
+	probeAll                    // stands for a lines matcher without any
+	probeThen                   // a sequence's then
+	probeFirst                  // a sequence's first
+)
+
+// probe is a regex that text lines are given to, and the sets of literals
+// a line must contain one of each of for the regex to be worth running
+// (none: every line).
+type probe struct {
+	kind    probeKind
+	matcher *compiledMatcher
+	re      *regexp.Regexp
+	ipGroup int
+	lits    [][]string
+}
+
+// probesOf returns the probes of a lines or sequence matcher.
+func probesOf(m *compiledMatcher) []*probe {
+	var out []*probe
+	switch m.kind {
+	case kindLines:
+		for _, a := range m.lines.any {
+			out = append(out, &probe{kind: probeAny, matcher: m, re: a.re, ipGroup: a.ipGroup, lits: requiredLiterals(a.re.String())})
+		}
+		if len(m.lines.any) == 0 {
+			// Every "all" regex must match, so the literals any of them
+			// requires are required.
+			var sets [][]string
+			for _, re := range m.lines.all {
+				sets = append(sets, requiredLiterals(re.String())...)
+			}
+			slices.SortStableFunc(sets, compareSets)
+			out = append(out, &probe{kind: probeAll, matcher: m, ipGroup: -1, lits: sets[:min(len(sets), maxConjuncts)]})
+		}
+	case kindSequence:
+		s := m.sequence
+		out = append(out,
+			&probe{kind: probeThen, matcher: m, re: s.then, ipGroup: -1, lits: requiredLiterals(s.then.String())},
+			&probe{kind: probeFirst, matcher: m, re: s.first, ipGroup: -1, lits: requiredLiterals(s.first.String())})
+	}
+	return out
+}
+
+// program is what one file is matched with: the probes of the rules whose
+// globs match it and the automaton of their literals.
+type program struct {
+	kind      fileKind
+	probes    []*probe
+	ac        *automaton    // nil when no probe has literals
+	litTarget [][]litTarget // literal -> the probe sets it belongs to
+	full      []uint8       // probe -> the mask of all its sets
+	always    []int32       // probes without literals
+	matchers  []*compiledMatcher
+}
+
+// litTarget is one literal set of a probe.
+type litTarget struct {
+	probe int32
+	bit   uint8
+}
+
+// programFor returns the program for a file of kind read by active rules.
+func (e *Engine) programFor(kind fileKind, active []bool) *program {
+	key := make([]byte, 1+len(active))
+	key[0] = byte(kind)
+	for i, a := range active {
+		if a {
+			key[i+1] = 1
+		}
+	}
+	e.mu.Lock()
+	p := e.programs[string(key)]
+	e.mu.Unlock()
+	if p != nil {
+		return p
+	}
+	p = e.compileProgram(kind, active)
+	e.mu.Lock()
+	if len(e.programs) < maxPrograms {
+		e.programs[string(key)] = p
+	}
+	e.mu.Unlock()
+	return p
+}
+
+func (e *Engine) compileProgram(kind fileKind, active []bool) *program {
+	p := &program{kind: kind}
+	for _, cr := range e.compiled {
+		if !active[cr.index] {
+			continue
+		}
+		for _, m := range cr.matchers {
+			switch {
+			case kind == fileDisruption && m.kind == kindDisruption,
+				kind == fileEvents && m.kind == kindEvents:
+				p.matchers = append(p.matchers, m)
+			case kind != fileDisruption && (m.kind == kindLines || m.kind == kindSequence):
+				p.matchers = append(p.matchers, m)
+				p.probes = append(p.probes, m.probes...)
+			}
+		}
+	}
+	var lits []string
+	index := make(map[string]int32)
+	p.full = make([]uint8, len(p.probes))
+	for i, pr := range p.probes {
+		if len(pr.lits) == 0 {
+			p.always = append(p.always, int32(i))
+			continue
+		}
+		for bit, set := range pr.lits {
+			p.full[i] |= 1 << bit
+			for _, l := range set {
+				li, ok := index[l]
+				if !ok {
+					li = int32(len(lits))
+					index[l] = li
+					lits = append(lits, l)
+					p.litTarget = append(p.litTarget, nil)
+				}
+				t := litTarget{probe: int32(i), bit: uint8(bit)}
+				if !slices.Contains(p.litTarget[li], t) {
+					p.litTarget[li] = append(p.litTarget[li], t)
+				}
+			}
+		}
+	}
+	if len(lits) > 0 {
+		p.ac = newAutomaton(lits)
+	}
+	return p
+}

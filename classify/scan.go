@@ -1,0 +1,545 @@
+package classify
+
+import (
+	"bytes"
+	"cmp"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/prow"
+)
+
+const (
+	// chunkSize is how much of a text file is read at once.
+	chunkSize = 256 << 10
+	// maxLine is how much of a line is matched; the rest of a longer line
+	// is skipped, and the line counts as one.
+	maxLine = 64 << 10
+	// maxDisruptionFile bounds a backend-disruption file, which is parsed
+	// whole; real ones are a few kilobytes.
+	maxDisruptionFile = 16 << 20
+	// maxGunzipped bounds what a gzip file may expand to.
+	maxGunzipped = 4 << 30
+	// eventsPerCheck is how many events are matched between checks of the
+	// context.
+	eventsPerCheck = 1024
+)
+
+// probeAdded marks a probe whose literal sets are all on the line and that
+// has been collected for it.
+const probeAdded = 0x80
+
+// ErrTooLarge reports a file over a limit of the engine.
+var ErrTooLarge = errors.New("file too large")
+
+// bufPool holds the read buffers of text files: a chunk and the start of a
+// line carried over from the chunk before.
+var bufPool = sync.Pool{New: func() any {
+	b := make([]byte, chunkSize+maxLine)
+	return &b
+}}
+
+// Scan matches the files of one run. Feed it every file the engine Wants,
+// then read Matches. A Scan is not safe for concurrent use.
+type Scan struct {
+	e     *Engine
+	info  RunInfo
+	files int // files fed so far
+	state []matcherState
+	wins  map[int]*seqWindow // sequence state by matcher id, per file
+
+	// Reused between blocks.
+	hits   []hit
+	spare  [3][]hit
+	cands  []candLine
+	arena  []int32
+	mask   []uint8  // by probe: the literal sets found on the line, and probeAdded
+	masked []uint64 // by probe: the stamp of the line mask is about
+	stamp  uint64
+	serial uint64 // numbers the lines evaluated
+	probes []int32
+}
+
+// matcherState is the evidence one matcher found in a run so far.
+type matcherState struct {
+	count   int
+	decided uint64 // serial of the last line the matcher decided on
+	has     bool
+	ev      evidence
+}
+
+// evidence is the first thing a matcher found.
+type evidence struct {
+	file    int // feed order: 0 for RunInfo, then 1, 2, ... for files
+	rel     string
+	line    int
+	excerpt string
+	at      time.Time
+}
+
+// before reports whether a was found before b.
+func (a *evidence) before(b *evidence) bool {
+	return a.file < b.file || (a.file == b.file && a.line < b.line)
+}
+
+// Begin starts the scan of one run and matches what info holds (tests and
+// upgrade state).
+func (e *Engine) Begin(info RunInfo) *Scan {
+	s := &Scan{e: e, info: info, state: make([]matcherState, len(e.matchers)), wins: make(map[int]*seqWindow)}
+	for _, m := range e.matchers {
+		st := &s.state[m.id]
+		switch m.kind {
+		case kindJUnit:
+			for _, t := range info.Tests {
+				if !slices.Contains(m.junit.status, t.Status) || !m.junit.name.MatchString(t.Name) {
+					continue
+				}
+				st.count++
+				if !st.has {
+					text := t.Name
+					if first, _, _ := strings.Cut(strings.TrimSpace(t.Message), "\n"); first != "" {
+						text += ": " + first
+					}
+					st.has, st.ev = true, evidence{excerpt: excerpt([]byte(text))}
+				}
+			}
+		case kindUpgrade:
+			if info.UpgradeState == m.upgrade {
+				st.count = 1
+				st.has, st.ev = true, evidence{excerpt: "clusterversion history[0].state = " + m.upgrade}
+			}
+		}
+	}
+	return s
+}
+
+// File matches one file of the run. rel is its path relative to the run
+// directory, with forward slashes; only the rules whose files match rel
+// read it. r is read once, as a stream (gzip content is expanded): a
+// backend-disruption*.json file is matched by disruption matchers, an
+// e2e-events*.json, e2e-intervals*.json, e2e-timelines*.json or
+// AdditionalEvents*.json file by events matchers and, one line per item,
+// by lines and sequence matchers, and any other file by lines and sequence
+// matchers.
+//
+// A read or parse error is returned; what was matched before it counts.
+func (s *Scan) File(ctx context.Context, rel string, r io.Reader) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	active := make([]bool, len(s.e.compiled))
+	some := false
+	for i, cr := range s.e.compiled {
+		active[i] = cr.files.MatchString(rel)
+		some = some || active[i]
+	}
+	if !some {
+		return nil
+	}
+	kind := kindOf(rel)
+	p := s.e.programFor(kind, active)
+	if len(p.matchers) == 0 {
+		return nil
+	}
+	s.files++
+	for _, m := range p.matchers {
+		if m.kind == kindSequence {
+			delete(s.wins, m.id)
+		}
+	}
+	src, err := plain(r)
+	if err != nil {
+		return err
+	}
+	f := &fileState{p: p, rel: rel, file: s.files, lineNo: 1}
+	switch kind {
+	case fileDisruption:
+		return s.disruption(f, src)
+	case fileEvents:
+		return s.events(ctx, f, src)
+	}
+	return s.text(ctx, f, src)
+}
+
+// Matches returns the symptoms found so far, sorted by id. Call it after
+// the last File.
+func (s *Scan) Matches() []Match {
+	var out []Match
+	for _, cr := range s.e.compiled {
+		hits := 0
+		var first *evidence
+		for _, m := range cr.matchers {
+			st := &s.state[m.id]
+			if st.count == 0 || st.count < m.min {
+				continue
+			}
+			hits += st.count
+			if first == nil || st.ev.before(first) {
+				first = &st.ev
+			}
+		}
+		if hits == 0 {
+			continue
+		}
+		m := Match{Symptom: cr.rule.ID, Hits: hits, File: first.rel, Line: first.line, Excerpt: first.excerpt, At: first.at}
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b Match) int { return cmp.Compare(a.Symptom, b.Symptom) })
+	return out
+}
+
+// plain returns r, expanded when it holds gzip data.
+func plain(r io.Reader) (io.Reader, error) {
+	var head [2]byte
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	src := io.MultiReader(bytes.NewReader(head[:n]), r)
+	if n == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, fmt.Errorf("gunzip: %w", err)
+		}
+		return &limitedReader{r: zr, left: maxGunzipped}, nil
+	}
+	return src, nil
+}
+
+// limitedReader fails with ErrTooLarge past its limit, where io.LimitReader
+// would end quietly.
+type limitedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, fmt.Errorf("gunzip: %w", ErrTooLarge)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// fileState is the position in one file.
+type fileState struct {
+	p    *program
+	rel  string
+	file int
+
+	// Text files: the block being matched, the number of its first line,
+	// and a count of its lines up to countPos, made as needed.
+	blk       []byte
+	lineNo    int
+	countPos  int
+	countLine int
+
+	// Events files: the item being matched and its number from 1.
+	event     *prow.Event
+	eventLine int
+	eventText string
+}
+
+// lineAt returns the number of the line that starts at off in the block.
+// Calls must come with offsets in increasing order.
+func (f *fileState) lineAt(off int) int {
+	if f.event != nil {
+		return f.eventLine
+	}
+	f.countLine += bytes.Count(f.blk[f.countPos:off], []byte{'\n'})
+	f.countPos = off
+	return f.countLine
+}
+
+// candLine is a line that holds literals: blk[start:end], and the probes
+// those literals call for, arena[from:to].
+type candLine struct {
+	start, end int
+	from, to   int
+}
+
+// text matches a text file.
+func (s *Scan) text(ctx context.Context, f *fileState, r io.Reader) error {
+	r = prow.NewANSIStripper(r)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	carry, skipping := 0, false
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr := fill(r, buf[carry:carry+chunkSize])
+		last := rerr != nil
+		if rerr == io.EOF {
+			rerr = nil
+		}
+		data := buf[:carry+n]
+		if skipping {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				carry = 0
+				if last {
+					return readError(rerr)
+				}
+				continue
+			}
+			// The rest of an over-long line, already counted.
+			data, skipping = data[i+1:], false
+		}
+		blk, rest := data, []byte(nil)
+		if !last {
+			i := bytes.LastIndexByte(data, '\n')
+			blk, rest = data[:i+1], data[i+1:]
+		}
+		if len(blk) > 0 {
+			s.block(f, blk)
+			f.lineNo += bytes.Count(blk, []byte{'\n'})
+		}
+		if last {
+			return readError(rerr)
+		}
+		if len(rest) > maxLine {
+			// A line longer than maxLine with no end in sight: match
+			// its start and skip the rest of it. The byte past maxLine
+			// goes along so that the line is seen to be longer.
+			s.block(f, rest[:maxLine+1])
+			f.lineNo++
+			carry, skipping = 0, true
+			continue
+		}
+		carry = copy(buf, rest)
+	}
+}
+
+// fill reads into p until it is full or r fails; unlike io.ReadFull it
+// gives r's own error, io.EOF included, as it is.
+func fill(r io.Reader, p []byte) (int, error) {
+	n, empty := 0, 0
+	for n < len(p) {
+		m, err := r.Read(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			if empty++; empty >= 100 {
+				return n, io.ErrNoProgress
+			}
+		}
+	}
+	return n, nil
+}
+
+func readError(err error) error {
+	if err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	return nil
+}
+
+// block matches the lines of blk, which end with a newline except perhaps
+// the last. It first finds every line that contains a literal of a probe,
+// in one pass of the automaton over the whole block, then runs the probes
+// those literals call for on those lines only (and the probes without
+// literals on every line).
+func (s *Scan) block(f *fileState, blk []byte) {
+	p := f.p
+	f.blk, f.countPos, f.countLine = blk, 0, f.lineNo
+	if cap(s.mask) < len(p.probes) {
+		s.mask, s.masked = make([]uint8, len(p.probes)), make([]uint64, len(p.probes))
+	}
+	s.mask, s.masked = s.mask[:len(p.probes)], s.masked[:len(p.probes)]
+	s.cands, s.arena = s.cands[:0], s.arena[:0]
+	if p.ac != nil {
+		s.hits = p.ac.scan(blk, s.hits[:0], &s.spare)
+		lineStart, lineEnd := 0, -1
+		for _, h := range s.hits {
+			last := int(h.end) - 1 // the literal's last byte
+			if last > lineEnd {
+				if len(s.cands) > 0 {
+					s.cands[len(s.cands)-1].to = len(s.arena)
+				}
+				from := lineEnd + 1
+				lineStart = from + bytes.LastIndexByte(blk[from:last], '\n') + 1
+				if i := bytes.IndexByte(blk[last:], '\n'); i >= 0 {
+					lineEnd = last + i
+				} else {
+					lineEnd = len(blk)
+				}
+				s.stamp++
+				s.cands = append(s.cands, candLine{start: lineStart, end: lineEnd, from: len(s.arena)})
+			}
+			if int(h.end)-lineStart > maxLine {
+				continue // past the part of the line that is matched
+			}
+			for _, lit := range p.ac.outputs(h) {
+				for _, t := range p.litTarget[lit] {
+					pi := t.probe
+					if s.masked[pi] != s.stamp {
+						s.masked[pi], s.mask[pi] = s.stamp, 0
+					}
+					m := s.mask[pi] | 1<<t.bit
+					if m == p.full[pi] {
+						m |= probeAdded
+						s.arena = append(s.arena, pi)
+					}
+					s.mask[pi] = m
+				}
+			}
+		}
+		if len(s.cands) > 0 {
+			s.cands[len(s.cands)-1].to = len(s.arena)
+		}
+	}
+	if len(p.always) == 0 {
+		for _, c := range s.cands {
+			if c.to > c.from {
+				s.line(f, blk[c.start:c.end], c.start, s.arena[c.from:c.to])
+			}
+		}
+		return
+	}
+	ci := 0
+	for start := 0; start < len(blk); {
+		end := len(blk)
+		if i := bytes.IndexByte(blk[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		s.probes = append(s.probes[:0], p.always...)
+		if ci < len(s.cands) && s.cands[ci].start == start {
+			c := s.cands[ci]
+			s.probes = append(s.probes, s.arena[c.from:c.to]...)
+			ci++
+		}
+		s.line(f, blk[start:end], start, s.probes)
+		start = end + 1
+	}
+}
+
+// lineText returns what of a line is matched: at most maxLine bytes, and
+// without the '\r' of a CRLF ending.
+func lineText(line []byte) []byte {
+	if len(line) > maxLine {
+		return line[:maxLine]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
+}
+
+// line runs probes on one line, at offset start of the block.
+func (s *Scan) line(f *fileState, raw []byte, start int, probes []int32) {
+	line := lineText(raw)
+	s.serial++
+	p := f.p
+	var timed prow.MonitorLine
+	timedState := 0 // 0 not parsed, 1 parsed, -1 no timestamp
+	timedLine := func() bool {
+		if timedState == 0 {
+			timedState = -1
+			switch {
+			case f.event != nil:
+				if !f.event.From.IsZero() {
+					timed = prow.MonitorLine{At: f.event.From, Namespace: f.event.Namespace, Node: f.event.Node, Text: f.eventText}
+					timedState = 1
+				}
+			default:
+				if m, ok := prow.ParseTimedLine(line, s.info.Start); ok {
+					timed, timedState = m, 1
+				}
+			}
+		}
+		return timedState == 1
+	}
+	// Lines matchers and sequence ends first, then sequence starts, so that
+	// a line matching both ends of a sequence does not pair with itself.
+	for pass := 0; pass < 2; pass++ {
+		for _, pi := range probes {
+			pr := p.probes[pi]
+			switch {
+			case pass == 0 && (pr.kind == probeAny || pr.kind == probeAll):
+				s.linesProbe(f, pr, line, start)
+			case pass == 0 && pr.kind == probeThen:
+				if timedLine() && pr.re.MatchString(timed.Text) {
+					s.seqThen(f, pr.matcher, &timed, line, start)
+				}
+			case pass == 1 && pr.kind == probeFirst:
+				if timedLine() && pr.re.MatchString(timed.Text) {
+					s.seqFirst(f, pr.matcher, &timed, line, start)
+				}
+			}
+		}
+	}
+}
+
+// linesProbe decides a lines matcher on a line once one of its probes'
+// literals is on it.
+func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
+	m := pr.matcher
+	st := &s.state[m.id]
+	if st.decided == s.serial {
+		return
+	}
+	if pr.kind == probeAny && !pr.matchAny(line, m.lines.cidr) {
+		return
+	}
+	st.decided = s.serial
+	for _, re := range m.lines.all {
+		if !re.Match(line) {
+			return
+		}
+	}
+	for _, re := range m.lines.not {
+		if re.Match(line) {
+			return
+		}
+	}
+	st.count++
+	if !st.has {
+		ev := evidence{file: f.file, rel: f.rel, line: f.lineAt(start), excerpt: excerpt(line)}
+		if f.event != nil {
+			ev.at = f.event.From
+		} else if t, ok := prow.LineTime(line, s.info.Start); ok {
+			ev.at = s.dated(t)
+		}
+		st.has, st.ev = true, ev
+	}
+}
+
+// matchAny reports whether an "any" regex matches line, with its "ip"
+// group inside one of cidr when that is set.
+func (pr *probe) matchAny(line []byte, cidr []netip.Prefix) bool {
+	if len(cidr) == 0 || pr.ipGroup < 0 {
+		return pr.re.Match(line)
+	}
+	for _, loc := range pr.re.FindAllSubmatchIndex(line, -1) {
+		a, b := loc[2*pr.ipGroup], loc[2*pr.ipGroup+1]
+		if a >= 0 && inPrefixes(line[a:b], cidr) {
+			return true
+		}
+	}
+	return false
+}
+
+// dated returns t, or the zero time when t has only the placeholder year
+// that a zero RunInfo.Start gives year-less timestamps.
+func (s *Scan) dated(t time.Time) time.Time {
+	if s.info.Start.IsZero() && t.Year() <= 1 {
+		return time.Time{}
+	}
+	return t
+}

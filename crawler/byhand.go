@@ -1,0 +1,89 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/classify"
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// Finding is what classification found in a run directory or a file that
+// someone downloaded to triage by hand.
+type Finding struct {
+	Path     string
+	Started  time.Time // zero when the run's started.json is not there
+	Result   string    // "" when finished.json is not there
+	Matches  []db.RunSymptom
+	Problems []db.RunError // artifacts that could not be read or parsed
+}
+
+// ClassifyPath classifies a downloaded run directory (laid out as in the
+// bucket, with whatever subset of its artifacts was downloaded) or a single
+// file. A directory is read as a crawl reads a run: each rule sees the
+// files its globs name. A single file is given to every rule, since its
+// place in the run is unknown.
+func ClassifyPath(ctx context.Context, rules []classify.Rule, path string) (Finding, error) {
+	f := Finding{Path: path}
+	st, err := os.Stat(path)
+	if err != nil {
+		return f, err
+	}
+	dir, only := path, ""
+	if !st.IsDir() {
+		dir, only = filepath.Dir(path), filepath.Base(path)
+		anyFile := make([]classify.Rule, len(rules))
+		for i, r := range rules {
+			r.Files = []string{"**"}
+			anyFile[i] = r
+		}
+		rules = anyFile
+	}
+	eng, err := classify.NewEngine(rules)
+	if err != nil {
+		return f, err
+	}
+	src, err := NewDir(dir)
+	if err != nil {
+		return f, err
+	}
+	defer src.Close()
+	c := New(src, nil, Config{Rules: eng})
+	rr := &runReader{}
+	var objs []Entry
+	if only != "" {
+		objs = []Entry{{Name: only}}
+	} else if objs, err = src.List(ctx, Query{}); err != nil {
+		return f, err
+	}
+
+	// What the run's metadata says, when it was downloaded too.
+	run := &db.Run{Result: "pending"}
+	rec := &db.Record{}
+	err = c.readRun(ctx, "", objs, run, rec, rr, func(time.Time) bool { return true })
+	if err == nil && run.Result != "pending" {
+		f.Started, f.Result = run.StartedAt, run.Result
+		f.Matches, f.Problems = rec.Symptoms, rr.errs
+		return f, ctx.Err()
+	}
+	if err != nil && !errors.Is(err, ErrNotExist) {
+		return f, fmt.Errorf("classify %s: %w", path, err)
+	}
+	// No usable run metadata (or a run still going): classify what is there.
+	f.Started = run.StartedAt
+	rr = &runReader{}
+	info := classify.RunInfo{Start: run.StartedAt, Tests: c.readTests(ctx, "", objs, rr)}
+	if info.Start.IsZero() {
+		info.Start = st.ModTime().UTC() // dates year-less log lines
+	}
+	if cv, ok := c.readClusterVersion(ctx, "", objs, rr); ok {
+		info.UpgradeState = cv.State
+	}
+	f.Matches = c.classify(ctx, "", objs, info, rr)
+	f.Problems = rr.errs
+	return f, ctx.Err()
+}
