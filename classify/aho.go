@@ -21,7 +21,8 @@ type automaton struct {
 	out [][]int32
 }
 
-// maxAutomatonStates bounds the trie; literal sets are capped well below.
+// maxAutomatonStates bounds the trie, so that premultiplied states fit an
+// int32 whatever the number of byte classes.
 const maxAutomatonStates = 1 << 16
 
 // newAutomaton builds the automaton of patterns, already folded with
@@ -35,6 +36,7 @@ func newAutomaton(patterns []string) *automaton {
 			used[p[i]] = true
 		}
 	}
+	// At most 231 classes: A-Z never get their own.
 	nclass := 1
 	for c := 0; c < 256; c++ {
 		if used[c] {
@@ -44,11 +46,6 @@ func newAutomaton(patterns []string) *automaton {
 	}
 	for c := 'A'; c <= 'Z'; c++ {
 		a.class[c] = a.class[c+'a'-'A']
-	}
-	if nclass > 256 {
-		// Every byte value is used: impossible after folding A-Z, but
-		// keep the class table honest.
-		panic("classify: too many byte classes")
 	}
 	stride := int32(nclass)
 	a.stride = stride

@@ -335,11 +335,21 @@ func (e *Engine) compileProgram(kind fileKind, active []bool) *program {
 	var lits []string
 	index := make(map[string]int32)
 	p.full = make([]uint8, len(p.probes))
+	budget := maxAutomatonStates // the trie has at most one state per byte
 	for i, pr := range p.probes {
-		if len(pr.lits) == 0 {
+		size := 0
+		for _, set := range pr.lits {
+			for _, l := range set {
+				size += len(l)
+			}
+		}
+		if len(pr.lits) == 0 || size > budget {
+			// Without literals, or past what one automaton should
+			// hold: the probe runs on every line.
 			p.always = append(p.always, int32(i))
 			continue
 		}
+		budget -= size
 		for bit, set := range pr.lits {
 			p.full[i] |= 1 << bit
 			for _, l := range set {

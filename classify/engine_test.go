@@ -567,3 +567,26 @@ func TestEngineConcurrentScans(t *testing.T) {
 		t.Errorf("got %s", dump(results[0]))
 	}
 }
+
+// TestEngineLiteralBudget checks that rules with more literal text than
+// one automaton holds still match: the probes past the budget run on every
+// line.
+func TestEngineLiteralBudget(t *testing.T) {
+	var any []string
+	for i := range 40 {
+		any = append(any, fmt.Sprintf("%d-%s", i, strings.Repeat("w", 2000)))
+	}
+	e, err := NewEngine([]Rule{{ID: "big", Title: "big", Files: []string{"x.log"}, Match: []Matcher{{Lines: &LinesMatcher{Any: any}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := e.programFor(fileText, []bool{true})
+	if len(p.always) == 0 || len(p.always) == len(p.probes) {
+		t.Fatalf("%d of %d probes run always", len(p.always), len(p.probes))
+	}
+	content := "1-" + strings.Repeat("w", 2000) + "\nhay\n39-" + strings.Repeat("w", 2000) + "\n"
+	got, _ := scanFiles(t, e, RunInfo{}, file{"x.log", content})
+	if len(got) != 1 || got[0].Hits != 2 {
+		t.Errorf("got %s", dump(got))
+	}
+}

@@ -16,6 +16,9 @@ import (
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
+// raceEnabled is set when the race detector is on.
+var raceEnabled bool
+
 // naiveResult is what the naive matcher finds for one matcher.
 type naiveResult struct {
 	count, line int
@@ -237,10 +240,10 @@ func TestEquivalence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base = Merge(benchRules(t), base)
+	base = Merge(benchRules(), base)
 	rounds := 150
-	if testing.Short() {
-		rounds = 40
+	if testing.Short() || raceEnabled {
+		rounds = 30
 	}
 	for round := range rounds {
 		rules := base
@@ -277,7 +280,7 @@ func fuzzEngine(t testing.TB) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules = Merge(benchRules(t), rules)
+	rules = Merge(benchRules(), rules)
 	for i := range rules {
 		rules[i].Files = append(rules[i].Files, "e2e-events.json", "backend-disruption.json")
 	}
