@@ -279,7 +279,7 @@ symptoms:
 		t.Fatal(errs)
 	}
 	want = []Match{{Symptom: "ns", Hits: 1, File: "e2e-events_20261112.json", Line: 1,
-		Excerpt: "ns/openshift-sdn node/n1 pod/sdn-1 Killing container ⏎ ns/openshift-apiserver node/n2 pod/a Readiness probe failed: 500",
+		Excerpt: "ns/openshift-sdn node/n1 pod/sdn-1 reason/Killing Killing container ⏎ ns/openshift-apiserver node/n2 pod/a reason/ReadinessFailed Readiness probe failed: 500",
 		At:      time.Date(2026, 11, 12, 21, 0, 0, 0, time.UTC)}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("events: got\n%s\nwant\n%s", dump(got), dump(want))
@@ -345,7 +345,7 @@ symptoms:
 			Excerpt: `ns/openshift-dns pod/dns-1 node/n1 reason/NetworkNotReady network is not ready: NetworkReady=false reason:NetworkPluginNotReady\nmessage:Missing CNI default network`,
 			At:      time.Date(2026, 11, 12, 20, 58, 46, 0, time.UTC)},
 		{Symptom: "disruption-began", Hits: 2, File: "artifacts/e/junit/e2e-events_1.json", Line: 2,
-			Excerpt: "backend-disruption-name/pod-to-pod-new-connections disruption/pod-to-pod stopped responding",
+			Excerpt: "backend-disruption-name/pod-to-pod-new-connections disruption/pod-to-pod reason/DisruptionBegan stopped responding",
 			At:      time.Date(2026, 11, 12, 20, 59, 0, 0, time.UTC)},
 	}
 	if !reflect.DeepEqual(got, want) {

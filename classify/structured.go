@@ -44,12 +44,17 @@ func (s *Scan) events(ctx context.Context, f *fileState, r io.Reader) error {
 }
 
 // renderEvent is the one-line text of an event that lines and sequence
-// matchers see: its locator and message, ANSI escapes removed and newlines
-// escaped as the monitor's text form does.
+// matchers see, as openshift-tests prints it: its locator, its reason as
+// "reason/X" (structured messages keep it apart from the human message),
+// and its message; ANSI escapes removed and newlines escaped as the
+// monitor's text form does.
 func renderEvent(ev *prow.Event) string {
 	text := ev.Message
+	if ev.Reason != "" && !strings.Contains(text, "reason/"+ev.Reason) {
+		text = "reason/" + ev.Reason + " " + text
+	}
 	if ev.Locator != "" {
-		text = ev.Locator + " " + ev.Message
+		text = ev.Locator + " " + text
 	}
 	text = prow.StripANSI(text)
 	if strings.ContainsAny(text, "\r\n") {
