@@ -1,0 +1,11 @@
+// Package analyze turns the crawled runs into numbers a release engineer can
+// act on: for every active symptom and scope (a job, an upgrade edge, a
+// variant of an edge) its rate, and a verdict on whether it is a regression
+// or a flake, against the same-shaped edge one release earlier and against
+// the weeks before; and per test and scope, its flake rate.
+//
+// The statistics (Fisher's exact test) and the verdict rules are pure
+// functions of counts. The counting is done by SQLite, through package db,
+// which is the only package that speaks SQL; analyze never reads a run row
+// by row.
+package analyze

@@ -1,0 +1,526 @@
+package db
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The analysis tests plant runs of their own, so that they do not depend
+// on the crawl tests' fixtures.
+
+var anNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func anJob(name, from, to, kind, platform, network string) Job {
+	return Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
+		Platform: platform, Network: network, Arch: "amd64"}
+}
+
+var (
+	anMinor = anJob("ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade", "4.13", "4.14", "minor", "aws", "ovn")
+	anMicro = anJob("ci-4.14-e2e-metal-upgrade", "4.14", "4.14", "micro", "metal", "")
+	anOld   = Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade", Type: "periodic", Platform: "aws"}
+)
+
+// anRun is a run of job j on the job's edge.
+func anRun(j Job, build int64, result string, start time.Time, symptoms ...string) Record {
+	path := fmt.Sprintf("logs/%s/%d", j.Name, build)
+	r := Record{Job: j, Run: Run{BuildID: build, Bucket: "test-platform-results", Path: path,
+		URL: "https://prow.ci.openshift.org/view/gs/test-platform-results/" + path, StartedAt: start, Result: result,
+		Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade, FetchStatus: "complete"}}
+	for i, s := range symptoms {
+		r.Symptoms = append(r.Symptoms, RunSymptom{SymptomID: s, Hits: i + 1, File: "build-log.txt", Line: 10 * (i + 1),
+			Excerpt: "dial tcp 10.0.0.1:2379: connect: connection refused", At: start.Add(time.Minute)})
+	}
+	return r
+}
+
+// anStore is a database with the two symptoms and these runs:
+//
+//	minor  1 success now-1h  etcd          (sample window)
+//	minor  2 failure now-2d  etcd, upgrade (sample window)
+//	minor  3 failure now-10d upgrade       (basis window)
+//	minor  4 aborted now-1h  etcd          (not finished)
+//	micro  5 error   now-3d  etcd          (sample window)
+//	micro  6 success now-40d               (before both windows)
+//	micro  7 pending now                   (not finished)
+//	old    8 failure now-1d  etcd          (no release: job scope only)
+func anStore(t *testing.T) *DB {
+	t.Helper()
+	d := openTest(t)
+	if err := d.SyncSymptoms(t.Context(), []Symptom{
+		{ID: "etcd", Title: "etcd refused", Source: "builtin"},
+		{ID: "upgrade", Title: "upgrade incomplete", Bug: "https://issues.redhat.com/browse/OCPBUGS-1", Source: "builtin"},
+		{ID: "gone", Title: "an old rule", Source: "rules.yaml"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h, day := time.Hour, 24*time.Hour
+	recs := []Record{
+		anRun(anMinor, 1, "success", anNow.Add(-h), "etcd"),
+		anRun(anMinor, 2, "failure", anNow.Add(-2*day), "etcd", "upgrade"),
+		anRun(anMinor, 3, "failure", anNow.Add(-10*day), "upgrade", "gone"),
+		anRun(anMinor, 4, "aborted", anNow.Add(-h), "etcd"),
+		anRun(anMicro, 5, "error", anNow.Add(-3*day), "etcd"),
+		anRun(anMicro, 6, "success", anNow.Add(-40*day)),
+		anRun(anMicro, 7, "pending", anNow),
+		anRun(anOld, 8, "failure", anNow.Add(-day), "etcd"),
+	}
+	recs[0].Tests = []Test{{Suite: "s", Name: "a", Status: "flake"}, {Suite: "s", Name: "b", Status: "pass"}}
+	recs[1].Tests = []Test{{Suite: "s", Name: "a", Status: "fail"}, {Suite: "s", Name: "b", Status: "skip"}}
+	recs[3].Tests = []Test{{Suite: "s", Name: "a", Status: "flake"}} // aborted: does not count
+	write(t, d, recs)
+	// The rule of "gone" was dropped: its evidence stays, it is not analysed.
+	if err := d.SyncSymptoms(t.Context(), []Symptom{
+		{ID: "etcd", Title: "etcd refused", Source: "builtin"},
+		{ID: "upgrade", Title: "upgrade incomplete", Bug: "https://issues.redhat.com/browse/OCPBUGS-1", Source: "builtin"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestAnalysisSchema(t *testing.T) {
+	d := anStore(t)
+	for table, want := range map[string][]string{
+		"symptom_verdicts": {"symptom_id", "scope", "scope_key", "comparison", "sample_label", "basis_label",
+			"sample_runs", "sample_hits", "basis_runs", "basis_hits", "sample_rate", "basis_rate", "p_value",
+			"verdict", "computed_at"},
+		"test_flake_rates": {"scope", "scope_key", "suite", "name", "runs", "failures", "flakes", "flake_rate", "computed_at"},
+	} {
+		if got := queryStrings(t, d.db, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table); !slices.Equal(got, want) {
+			t.Errorf("%s columns\n got %v\nwant %v", table, got, want)
+		}
+		if got := queryStrings(t, d.db, `SELECT strict FROM pragma_table_list WHERE name = ?`, table); !slices.Equal(got, []string{"1"}) {
+			t.Errorf("%s is not STRICT", table)
+		}
+	}
+	for view, want := range map[string][]string{
+		"v_symptom_rates": {"symptom", "scope", "scope_key", "finished_runs", "runs_with", "failed_with", "passed_with",
+			"rate", "failed_runs", "share_of_failures"},
+		"v_run_symptoms": {"job", "build_id", "url", "result", "started_at", "edge", "platform", "network",
+			"symptom_id", "hits", "file", "line", "excerpt", "at", "arch"},
+		"v_regressions": {"symptom_id", "title", "bug", "scope", "scope_key", "comparison", "verdict",
+			"sample_label", "sample_runs", "sample_hits", "sample_rate", "basis_label", "basis_runs", "basis_hits",
+			"basis_rate", "delta_points", "p_value", "computed_at"},
+	} {
+		if got := queryStrings(t, d.db, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, view); !slices.Equal(got, want) {
+			t.Errorf("%s columns\n got %v\nwant %v", view, got, want)
+		}
+	}
+	// The edge is computed from the run's own release columns.
+	got := queryStrings(t, d.db, `SELECT build_id || ' ' || coalesce(edge, 'NULL') FROM runs ORDER BY build_id`)
+	want := []string{"1 4.13->4.14 minor", "2 4.13->4.14 minor", "3 4.13->4.14 minor", "4 4.13->4.14 minor",
+		"5 4.14 micro", "6 4.14 micro", "7 4.14 micro", "8 NULL"}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs.edge\n got %v\nwant %v", got, want)
+	}
+	if _, err := d.db.ExecContext(t.Context(), `UPDATE runs SET from_release = NULL, upgrade = NULL WHERE build_id = 1;
+UPDATE runs SET upgrade = NULL WHERE build_id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	got = queryStrings(t, d.db, `SELECT edge FROM runs WHERE build_id IN (1, 2) ORDER BY build_id`)
+	if want := []string{"4.14 -", "4.13->4.14 -"}; !slices.Equal(got, want) {
+		t.Errorf("edges with unknown parts = %v, want %v", got, want)
+	}
+}
+
+func anVerdict(symptom, scope, key, comparison, verdict string) SymptomVerdict {
+	return SymptomVerdict{Symptom: symptom, Scope: scope, Key: key, Comparison: comparison,
+		SampleLabel: key, BasisLabel: "4.12->4.13 minor", SampleRuns: 20, SampleHits: 10, BasisRuns: 20, BasisHits: 1,
+		SampleRate: 0.5, BasisRate: 0.05, P: 0.001, Verdict: verdict, ComputedAt: anNow}
+}
+
+func TestReplaceAnalysis(t *testing.T) {
+	d := anStore(t)
+	ctx := t.Context()
+	first := []SymptomVerdict{
+		anVerdict("etcd", ScopeEdge, "4.13->4.14 minor", CompareRelease, "regression"),
+		anVerdict("upgrade", ScopeEdge, "4.13->4.14 minor", CompareRelease, "flake"),
+	}
+	nan := anVerdict("etcd", ScopeJob, anMinor.Name, CompareWindow, "insufficient")
+	nan.BasisRuns, nan.BasisHits, nan.BasisRate, nan.P = 0, 0, math.NaN(), math.NaN()
+	first = append(first, nan)
+	rates := []TestFlakeRate{{Scope: ScopeJob, Key: anMinor.Name, Suite: "s", Name: "a", Runs: 4, Failures: 1, Flakes: 2, FlakeRate: 0.5}}
+	if err := d.ReplaceAnalysis(ctx, first, rates); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Verdicts(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Title != "etcd refused" || got[2].Bug != "https://issues.redhat.com/browse/OCPBUGS-1" {
+		t.Fatalf("verdicts = %+v", got)
+	}
+	// NaN is stored as NULL and read back as NaN.
+	if v := got[0]; v.Scope != ScopeEdge || got[1].Scope != ScopeJob || !math.IsNaN(got[1].BasisRate) || !math.IsNaN(got[1].P) {
+		t.Errorf("order or NaN: %+v", got)
+	}
+	if n := queryStrings(t, d.db, `SELECT count(*) FROM symptom_verdicts WHERE p_value IS NULL AND basis_rate IS NULL`); n[0] != "1" {
+		t.Errorf("NaN rows stored as NULL: %v", n)
+	}
+	if got[0].ComputedAt != anNow {
+		t.Errorf("computed_at = %v", got[0].ComputedAt)
+	}
+	fr, err := d.TestFlakeRates(ctx, Filter{})
+	if err != nil || len(fr) != 1 || fr[0].ComputedAt.IsZero() {
+		t.Errorf("flake rates = %+v, %v", fr, err)
+	}
+
+	// A bad row fails the whole replacement: the first analysis stays.
+	for name, bad := range map[string]func(*SymptomVerdict){
+		"verdict":          func(v *SymptomVerdict) { v.Verdict = "maybe" },
+		"scope":            func(v *SymptomVerdict) { v.Scope = "cluster" },
+		"comparison":       func(v *SymptomVerdict) { v.Comparison = "week" },
+		"hits above runs":  func(v *SymptomVerdict) { v.SampleHits = 21 },
+		"rate above 1":     func(v *SymptomVerdict) { v.SampleRate = 1.5 },
+		"a job by release": func(v *SymptomVerdict) { v.Scope, v.Key = ScopeJob, anMinor.Name },
+		"unknown symptom":  func(v *SymptomVerdict) { v.Symptom = "no-such-symptom" },
+		"same key twice": func(v *SymptomVerdict) {
+			*v = anVerdict("etcd", ScopeVariant, "4.13->4.14 minor aws ovn amd64", CompareWindow, "flake")
+		},
+		"p above 1":            func(v *SymptomVerdict) { v.P = 1.01 },
+		"negative basis":       func(v *SymptomVerdict) { v.BasisRuns, v.BasisHits = -1, -1 },
+		"the verdict is empty": func(v *SymptomVerdict) { v.Verdict = "" },
+	} {
+		v := anVerdict("etcd", ScopeVariant, "4.13->4.14 minor aws ovn amd64", CompareRelease, "none")
+		bad(&v)
+		second := []SymptomVerdict{anVerdict("etcd", ScopeVariant, "4.13->4.14 minor aws ovn amd64", CompareWindow, "none"), v}
+		if err := d.ReplaceAnalysis(ctx, second, nil); err == nil {
+			t.Errorf("%s: ReplaceAnalysis accepted %+v", name, v)
+		}
+		if after, err := d.Verdicts(ctx, Filter{}); err != nil || !reflect.DeepEqual(fmt.Sprint(after), fmt.Sprint(got)) {
+			t.Errorf("%s: after a failed replacement\n got %+v\nwant %+v", name, after, got)
+		}
+	}
+	for name, bad := range map[string]TestFlakeRate{
+		"no runs":           {Scope: ScopeJob, Key: "j", Suite: "s", Name: "a", Runs: 0},
+		"flakes and fails":  {Scope: ScopeJob, Key: "j", Suite: "s", Name: "a", Runs: 2, Failures: 2, Flakes: 1, FlakeRate: 0.5},
+		"rate above 1":      {Scope: ScopeJob, Key: "j", Suite: "s", Name: "a", Runs: 2, Flakes: 1, FlakeRate: 2},
+		"scope of no scope": {Scope: "suite", Key: "j", Suite: "s", Name: "a", Runs: 2},
+	} {
+		if err := d.ReplaceAnalysis(ctx, nil, []TestFlakeRate{bad}); err == nil {
+			t.Errorf("%s: ReplaceAnalysis accepted %+v", name, bad)
+		}
+	}
+
+	// Replacing removes what the new analysis does not have.
+	if err := d.ReplaceAnalysis(ctx, first[1:2], nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, d, "symptom_verdicts"); n != 1 {
+		t.Errorf("%d verdicts after replacing with one", n)
+	}
+	if n := count(t, d, "test_flake_rates"); n != 0 {
+		t.Errorf("%d flake rates after replacing with none", n)
+	}
+}
+
+func TestAnalysisCounts(t *testing.T) {
+	d := anStore(t)
+	sample := Window{From: anNow.AddDate(0, 0, -7), To: anNow}
+	basis := Window{From: anNow.AddDate(0, 0, -37), To: sample.From}
+	c, err := d.AnalysisCounts(t.Context(), sample, basis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"etcd", "upgrade"}; !slices.Equal(c.Symptoms, want) {
+		t.Errorf("active symptoms = %v, want %v", c.Symptoms, want)
+	}
+	wantRuns := []RunGroup{
+		{Job: anMicro.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Platform: "metal", Arch: "amd64", Runs: 2, Sample: 1},
+		{Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Platform: "aws", Network: "ovn", Arch: "amd64", Runs: 3, Sample: 2, Basis: 1},
+		{Job: anOld.Name, Platform: "aws", Runs: 1, Sample: 1},
+	}
+	if !reflect.DeepEqual(c.Runs, wantRuns) {
+		t.Errorf("runs\n got %+v\nwant %+v", c.Runs, wantRuns)
+	}
+	wantHits := []SymptomGroup{
+		{Symptom: "etcd", Job: anMicro.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Runs: 1, Sample: 1},
+		{Symptom: "etcd", Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Runs: 2, Sample: 2},
+		{Symptom: "etcd", Job: anOld.Name, Runs: 1, Sample: 1},
+		{Symptom: "upgrade", Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Runs: 2, Sample: 1, Basis: 1},
+	}
+	if !reflect.DeepEqual(c.Hits, wantHits) {
+		t.Errorf("hits\n got %+v\nwant %+v", c.Hits, wantHits)
+	}
+	wantTests := []TestGroup{
+		{Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Suite: "s", Name: "a", Runs: 2, Failures: 1, Flakes: 1},
+		{Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Suite: "s", Name: "b", Runs: 1},
+	}
+	if !reflect.DeepEqual(c.Tests, wantTests) {
+		t.Errorf("tests\n got %+v\nwant %+v", c.Tests, wantTests)
+	}
+	newest, err := d.NewestRunStart(t.Context())
+	if err != nil || !newest.Equal(anNow) {
+		t.Errorf("newest run start = %v, %v; want %v (the pending run)", newest, err, anNow)
+	}
+	empty := openTest(t)
+	if newest, err := empty.NewestRunStart(t.Context()); err != nil || !newest.IsZero() {
+		t.Errorf("newest run of an empty database = %v, %v", newest, err)
+	}
+}
+
+// rateLines renders rates as text.
+func rateLines(rs []SymptomRate) []string {
+	var out []string
+	for _, r := range rs {
+		share := "NULL"
+		if !math.IsNaN(r.ShareOfFailures) {
+			share = fmt.Sprintf("%.3f", r.ShareOfFailures)
+		}
+		out = append(out, fmt.Sprintf("%s %s %s %d %d %d %d %.3f %d %s", r.Symptom, r.Scope, r.Key, r.FinishedRuns,
+			r.RunsWith, r.FailedWith, r.PassedWith, r.Rate, r.FailedRuns, share))
+	}
+	return out
+}
+
+func TestSymptomRates(t *testing.T) {
+	d := anStore(t)
+	all, err := d.SymptomRates(t.Context(), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The view and the reader agree.
+	view := queryStrings(t, d.db, `SELECT symptom || ' ' || scope || ' ' || scope_key || ' ' || finished_runs || ' ' ||
+	runs_with || ' ' || failed_with || ' ' || passed_with || ' ' || printf('%.3f', rate) || ' ' || failed_runs || ' ' ||
+	coalesce(printf('%.3f', share_of_failures), 'NULL')
+FROM v_symptom_rates ORDER BY symptom, scope, scope_key`)
+	if got := rateLines(all); !slices.Equal(got, view) {
+		t.Errorf("SymptomRates and v_symptom_rates differ\n got %q\nwant %q", got, view)
+	}
+	want := []string{
+		"etcd edge 4.13->4.14 minor 3 2 1 1 0.667 2 0.500",
+		"etcd edge 4.14 micro 2 1 1 0 0.500 1 1.000",
+		"etcd job " + anMicro.Name + " 2 1 1 0 0.500 1 1.000",
+		"etcd job " + anMinor.Name + " 3 2 1 1 0.667 2 0.500",
+		"etcd job " + anOld.Name + " 1 1 1 0 1.000 1 1.000",
+		"etcd variant 4.13->4.14 minor aws ovn amd64 3 2 1 1 0.667 2 0.500",
+		"etcd variant 4.14 micro metal - amd64 2 1 1 0 0.500 1 1.000",
+		"upgrade edge 4.13->4.14 minor 3 2 2 0 0.667 2 1.000",
+		"upgrade edge 4.14 micro 2 0 0 0 0.000 1 0.000",
+	}
+	if got := rateLines(all); !slices.Equal(got[:len(want)], want) || len(got) != 14 {
+		t.Errorf("rates\n got %q\nwant %q...", got, want)
+	}
+	for _, c := range []struct {
+		name string
+		f    Filter
+		want []string
+	}{
+		{"symptom and edge", Filter{Symptom: "etcd", Scope: ScopeEdge, Key: "4.13->4.14 minor"}, want[:1]},
+		{"variant", Filter{Scope: ScopeVariant, Key: "4.14 micro metal - amd64"}, []string{
+			"etcd variant 4.14 micro metal - amd64 2 1 1 0 0.500 1 1.000",
+			"upgrade variant 4.14 micro metal - amd64 2 0 0 0 0.000 1 0.000"}},
+		{"since", Filter{Symptom: "upgrade", Scope: ScopeEdge, Since: anNow.AddDate(0, 0, -7)}, []string{
+			"upgrade edge 4.13->4.14 minor 2 1 1 0 0.500 1 1.000",
+			"upgrade edge 4.14 micro 1 0 0 0 0.000 1 0.000"}},
+		{"job", Filter{Symptom: "etcd", Job: anOld.Name}, []string{"etcd job " + anOld.Name + " 1 1 1 0 1.000 1 1.000"}},
+		{"no such key", Filter{Key: "4.99 micro"}, nil},
+	} {
+		got, err := d.SymptomRates(t.Context(), c.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines := rateLines(got); !slices.Equal(lines, c.want) {
+			t.Errorf("%s\n got %q\nwant %q", c.name, lines, c.want)
+		}
+	}
+	if _, err := d.SymptomRates(t.Context(), Filter{Scope: "cluster"}); err == nil || !strings.Contains(err.Error(), `unknown scope "cluster"`) {
+		t.Errorf("unknown scope: %v", err)
+	}
+}
+
+func TestVerdictsFilter(t *testing.T) {
+	d := anStore(t)
+	var vs []SymptomVerdict
+	for _, k := range []struct{ scope, key, comparison string }{
+		{ScopeJob, anMinor.Name, CompareWindow},
+		{ScopeJob, anMicro.Name, CompareWindow},
+		{ScopeEdge, "4.13->4.14 minor", CompareRelease},
+		{ScopeEdge, "4.13->4.14 minor", CompareWindow},
+		{ScopeEdge, "4.14 micro", CompareRelease},
+		{ScopeVariant, "4.13->4.14 minor aws ovn amd64", CompareRelease},
+		{ScopeVariant, "4.14 micro metal - amd64", CompareRelease},
+	} {
+		vs = append(vs, anVerdict("etcd", k.scope, k.key, k.comparison, "flake"))
+	}
+	vs = append(vs, anVerdict("upgrade", ScopeEdge, "4.14 micro", CompareRelease, "none"))
+	if err := d.ReplaceAnalysis(t.Context(), vs, nil); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(f Filter) []string {
+		t.Helper()
+		got, err := d.Verdicts(t.Context(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, v := range got {
+			out = append(out, v.Symptom+" "+v.Scope+" "+v.Key+" "+v.Comparison)
+		}
+		return out
+	}
+	if got, want := keys(Filter{Job: anMinor.Name}), []string{
+		"etcd edge 4.13->4.14 minor release", "etcd edge 4.13->4.14 minor window",
+		"etcd job " + anMinor.Name + " window", "etcd variant 4.13->4.14 minor aws ovn amd64 release",
+	}; !slices.Equal(got, want) {
+		t.Errorf("verdicts of a job\n got %q\nwant %q", got, want)
+	}
+	if got, want := keys(Filter{Symptom: "upgrade"}), []string{"upgrade edge 4.14 micro release"}; !slices.Equal(got, want) {
+		t.Errorf("verdicts of a symptom: %q, want %q", got, want)
+	}
+	if got := keys(Filter{Scope: ScopeEdge, Key: "4.14 micro"}); len(got) != 2 {
+		t.Errorf("verdicts of an edge: %q", got)
+	}
+	if got := keys(Filter{Since: anNow.Add(time.Second)}); len(got) != 0 {
+		t.Errorf("verdicts computed after the analysis: %q", got)
+	}
+	// v_regressions lists regressions and new symptoms only.
+	vs[0].Verdict, vs[1].Verdict = "regression", "new"
+	vs[1].BasisHits, vs[1].BasisRate = 0, 0
+	if err := d.ReplaceAnalysis(t.Context(), vs, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := queryStrings(t, d.db, `SELECT verdict || ' ' || scope_key || ' ' || title || ' ' || delta_points FROM v_regressions`)
+	if want := []string{"regression " + anMinor.Name + " etcd refused 45.0", "new " + anMicro.Name + " etcd refused 50.0"}; !slices.Equal(got, want) {
+		t.Errorf("v_regressions\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestRunEvidence(t *testing.T) {
+	d := anStore(t)
+	ev, err := d.RunEvidence(t.Context(), "etcd", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ev {
+		got = append(got, fmt.Sprintf("%d %s %s %s", e.BuildID, e.Result, e.Edge, e.Network))
+	}
+	// Newest first, unfinished runs included: they are evidence too.
+	// Newest first; of two started at once, the higher build id.
+	want := []string{"4 aborted 4.13->4.14 minor ovn", "1 success 4.13->4.14 minor ovn", "8 failure  ",
+		"2 failure 4.13->4.14 minor ovn", "5 error 4.14 micro "}
+	if !slices.Equal(got, want) {
+		t.Errorf("evidence\n got %q\nwant %q", got, want)
+	}
+	e := ev[1]
+	if e.URL != "https://prow.ci.openshift.org/view/gs/test-platform-results/logs/"+anMinor.Name+"/1" || e.File != "build-log.txt" ||
+		e.Line != 10 || e.Hits != 1 || !e.At.Equal(anNow.Add(-time.Hour+time.Minute)) || e.Platform != "aws" || e.Arch != "amd64" {
+		t.Errorf("evidence row = %+v", e)
+	}
+	ev, err = d.RunEvidence(t.Context(), "etcd", "4.13->4.14 minor", 2)
+	if err != nil || len(ev) != 2 || ev[0].BuildID != 4 || ev[1].BuildID != 1 {
+		t.Errorf("evidence on an edge, limit 2: %+v, %v", ev, err)
+	}
+}
+
+func TestWeeklyRates(t *testing.T) {
+	d := openTest(t)
+	if err := d.SyncSymptoms(t.Context(), []Symptom{{ID: "etcd", Title: "etcd", Source: "builtin"}}); err != nil {
+		t.Fatal(err)
+	}
+	// ISO weeks across a year end: 2025-12-29 (a Monday) starts 2026-W01;
+	// 2027-01-03 (a Sunday) ends 2026-W53.
+	day := func(s string) time.Time { tm, _ := time.Parse(time.DateOnly, s); return tm.Add(10 * time.Hour) }
+	write(t, d, []Record{
+		anRun(anMinor, 1, "failure", day("2025-12-28"), "etcd"),
+		anRun(anMinor, 2, "success", day("2025-12-29")),
+		anRun(anMinor, 3, "failure", day("2026-01-04"), "etcd"),
+		anRun(anMinor, 4, "aborted", day("2026-01-04"), "etcd"),
+		anRun(anMicro, 5, "success", day("2027-01-03")),
+		anRun(anOld, 6, "failure", day("2026-01-01"), "etcd"),
+	})
+	rates, err := d.WeeklyRates(t.Context(), "etcd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rates {
+		got = append(got, fmt.Sprintf("%s %s %s %d/%d", r.Edge, r.Week, r.WeekStart.Format(time.DateOnly), r.Hits, r.Runs))
+	}
+	want := []string{
+		"4.13->4.14 minor 2025-W52 2025-12-22 1/1",
+		"4.13->4.14 minor 2026-W01 2025-12-29 1/2",
+		"4.14 micro 2026-W53 2026-12-28 0/1",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("weekly rates\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestQueryPlans checks that the views and the queries analysts and the
+// report run use an index where a scan of a large table would be slow.
+func TestQueryPlans(t *testing.T) {
+	d := anStore(t)
+	for _, c := range []struct {
+		query string
+		want  []string // in the plan
+		not   []string // not in the plan
+	}{
+		// The evidence on an edge, newest first: the edge's runs in order,
+		// each looked up in run_symptoms; of a symptom anywhere, its evidence.
+		{`SELECT * FROM v_run_symptoms WHERE symptom_id = 'etcd' AND edge = '4.13->4.14 minor' ORDER BY started_at DESC LIMIT 20`,
+			[]string{"runs_edge (edge=?)"}, []string{"SCAN", "TEMP B-TREE"}},
+		{`SELECT * FROM v_run_symptoms WHERE symptom_id = 'etcd'`,
+			[]string{"run_symptoms_symptom_run (symptom_id=?)"}, []string{"SCAN"}},
+		{`SELECT * FROM runs WHERE edge = '4.14 micro' ORDER BY started_at DESC LIMIT 50`,
+			[]string{"runs_edge (edge=?)"}, []string{"SCAN runs", "TEMP B-TREE"}},
+		// An analyst's WHERE reaches into the view's arms.
+		{`SELECT * FROM v_symptom_rates WHERE symptom = 'etcd' AND scope = 'edge' AND scope_key = '4.14 micro'`,
+			[]string{"runs_edge (edge=?)", "sqlite_autoindex_symptoms_1 (id=?)"}, nil},
+		{`SELECT * FROM v_symptom_rates WHERE scope = 'job' AND scope_key = 'x'`,
+			[]string{"INDEX runs_analysis (job=?)"}, nil},
+		{`SELECT * FROM v_scoped_runs WHERE scope = 'edge' AND scope_key = '4.14 micro'`,
+			[]string{"runs_edge (edge=?)"}, nil},
+		{`SELECT * FROM v_regressions`, []string{"symptom_verdicts_verdict (verdict=?)"}, []string{"SCAN v"}},
+		{`SELECT * FROM symptom_verdicts WHERE scope = 'edge' AND scope_key = '4.14 micro'`,
+			[]string{"symptom_verdicts_scope (scope=? AND scope_key=?)"}, nil},
+		{`SELECT * FROM symptom_verdicts WHERE symptom_id = 'etcd' AND scope = 'variant'`,
+			[]string{"sqlite_autoindex_symptom_verdicts_1 (symptom_id=? AND scope=?)"}, nil},
+		{`SELECT * FROM test_flake_rates WHERE name = 'a' ORDER BY flake_rate DESC`,
+			[]string{"test_flake_rates_name (name=?)"}, nil},
+		{`SELECT * FROM test_flake_rates WHERE scope = 'edge' AND scope_key = '4.14 micro' ORDER BY flake_rate DESC LIMIT 20`,
+			[]string{"sqlite_autoindex_test_flake_rates_1 (scope=? AND scope_key=?)"}, nil},
+	} {
+		plan := queryPlan(t, d, c.query)
+		for _, w := range c.want {
+			if !strings.Contains(plan, w) {
+				t.Errorf("%s\nplan does not use %s:\n%s", c.query, w, plan)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(plan, n) {
+				t.Errorf("%s\nplan has %s:\n%s", c.query, n, plan)
+			}
+		}
+	}
+}
+
+// queryPlan is the detail column of EXPLAIN QUERY PLAN, one step a line.
+func queryPlan(t *testing.T, d *DB, query string) string {
+	t.Helper()
+	rows, err := d.db.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var steps []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(steps, "\n")
+}
