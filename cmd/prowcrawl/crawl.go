@@ -35,6 +35,7 @@ type crawlOptions struct {
 	GCSAuth     bool
 	JSONReads   bool
 	Log         logOptions
+	Analyze     analyzeOptions
 }
 
 func defaultCrawlOptions() crawlOptions {
@@ -69,6 +70,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fs.BoolVar(&o.Refetch, "refetch", o.Refetch, "read runs in the range again even when they are stored complete")
 	}
 	o.Log.addFlags(fs)
+	o.Analyze.addFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: prowcrawl %s [flags]\n\n", cmd)
 		if cmd == "backfill" {
@@ -117,8 +119,20 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	}
 	defer store.Close()
 
+	opts, err := o.Analyze.options(time.Now())
+	if err != nil {
+		return err
+	}
 	sum, err := crawler.New(src, store, cfg).Run(ctx)
 	fmt.Fprintln(stdout, summaryLine(cmd, sum))
+	// Runs that could not be read are retried next time; what was stored
+	// is analysed now.
+	if err != nil && !errors.Is(err, crawler.ErrRunsFailed) {
+		return err
+	}
+	if aerr := runAnalysis(ctx, store, opts, stdout); aerr != nil {
+		return aerr
+	}
 	return err
 }
 

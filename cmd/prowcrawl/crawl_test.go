@@ -11,7 +11,7 @@ import (
 
 var sampleBucket = filepath.Join("..", "..", "testdata", "bucket")
 
-var summaryRE = regexp.MustCompile(`^crawl: (\d+) jobs, (\d+) new runs, (\d+) updated, (\d+) pending, 0 errors, 0 outside the range; \d+ objects, .+ read in .+\n$`)
+var summaryRE = regexp.MustCompile(`^crawl: (\d+) jobs, (\d+) new runs, (\d+) updated, (\d+) pending, 0 errors, 0 outside the range; \d+ objects, .+ read in .+\nanalyze: 7 symptoms, \d+ verdicts, (\d+) regressions in .+\n$`)
 
 // TestCrawlCommand runs the demo's commands as a user would, twice.
 func TestCrawlCommand(t *testing.T) {
@@ -23,8 +23,8 @@ func TestCrawlCommand(t *testing.T) {
 		t.Fatalf("crawl: %v\n%s", err, stderr.String())
 	}
 	m := summaryRE.FindStringSubmatch(stdout.String())
-	if m == nil || m[1] != "6" || m[2] == "0" {
-		t.Fatalf("summary %q, want 6 jobs and new runs", stdout.String())
+	if m == nil || m[1] != "6" || m[2] == "0" || m[5] == "0" {
+		t.Fatalf("summary %q, want 6 jobs, new runs and the sample's planted regressions", stdout.String())
 	}
 	if !strings.Contains(stderr.String(), `"msg":"runs to read"`) {
 		t.Errorf("--log-format json --log-level info logged no JSON progress: %q", stderr.String())

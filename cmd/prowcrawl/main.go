@@ -59,6 +59,7 @@ const usage = `prowcrawl crawls OpenShift CI upgrade-job runs from GCS into SQLi
 Usage:
   prowcrawl crawl     [--bucket URL] [--db PATH] [--job REGEX]... [--since T] [--until T] [--concurrency N]
   prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
+  prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--now T]
   prowcrawl classify  [--rules FILE] [--format table|json] PATH...
   prowcrawl rules     [--rules FILE | --check FILE]
   prowcrawl status    [--db PATH]
@@ -76,6 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "crawl", "backfill":
 		return runCrawl(ctx, cmd, rest, stdout, stderr)
+	case "analyze":
+		return runAnalyze(ctx, rest, stdout, stderr)
 	case "classify":
 		return runClassify(ctx, rest, stdout, stderr)
 	case "rules":
