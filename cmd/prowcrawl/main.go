@@ -62,6 +62,8 @@ Usage:
   prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--now T]
   prowcrawl classify  [--rules FILE] [--format table|json] PATH...
   prowcrawl rules     [--rules FILE | --check FILE]
+  prowcrawl merge     OUT.db IN.db...
+  prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
   prowcrawl status    [--db PATH]
   prowcrawl version
 
@@ -83,6 +85,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runClassify(ctx, rest, stdout, stderr)
 	case "rules":
 		return runRules(ctx, rest, stdout, stderr)
+	case "merge":
+		return runMerge(ctx, rest, stdout, stderr)
+	case "export":
+		return runExport(ctx, rest, stdout, stderr)
 	case "status":
 		return runStatus(ctx, rest, stdout, stderr)
 	case "version", "--version":

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/export"
+)
+
+func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var a analyzeOptions
+	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	a.addFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: prowcrawl merge OUT.db IN.db...
+
+Merges the databases of shard crawls (crawl --shard i/N) into OUT.db, which
+is created when missing, then analyzes it. A run found twice is taken where
+it was read more completely, or later. Merging again changes nothing.
+
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	if fs.NArg() < 2 {
+		return usagef("merge needs an output database and at least one input")
+	}
+	opts, err := a.options(time.Now())
+	if err != nil {
+		return err
+	}
+	outPath, inputs := fs.Arg(0), fs.Args()[1:]
+	for _, in := range inputs {
+		if _, err := os.Stat(in); err != nil {
+			return usagef("input %v", err)
+		}
+		if abs(in) == abs(outPath) {
+			return usagef("input %s is the output", in)
+		}
+		// Bring the input's schema up to date, as any command would.
+		d, err := db.Open(ctx, in)
+		if err != nil {
+			return usageError{err}
+		}
+		if err := d.Close(); err != nil {
+			return err
+		}
+	}
+	out, err := db.Open(ctx, outPath)
+	if err != nil {
+		return usageError{err}
+	}
+	defer out.Close()
+	for _, in := range inputs {
+		st, err := out.Merge(ctx, in)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "merge: %s: %d runs, %d tests, %d symptoms taken\n", in, st.Runs, st.Tests, st.Symptoms)
+	}
+	return runAnalysis(ctx, out, opts, stdout)
+}
+
+func abs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}
+
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	dbPath, format, outPath, schemaPath := "prowcrawl.db", "jsonl", "", ""
+	fs := pflag.NewFlagSet("export", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&dbPath, "db", dbPath, "SQLite database file")
+	fs.StringVar(&format, "format", format, "output format: jsonl (newline-delimited JSON, one run a line)")
+	fs.StringVar(&outPath, "out", outPath, "write the runs to this file instead of standard output")
+	fs.StringVar(&schemaPath, "schema", schemaPath, "also write the BigQuery schema of the lines to this file")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: prowcrawl export [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
+
+Writes every run with its tests and symptoms nested, one JSON object a line,
+loadable into BigQuery:
+  bq load --source_format=NEWLINE_DELIMITED_JSON DATASET.runs runs.jsonl schema.json
+
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("export takes no arguments, got %q", fs.Args())
+	}
+	if format != "jsonl" {
+		return usagef("--format %q: want jsonl", format)
+	}
+	if _, err := os.Stat(dbPath); err != nil {
+		return usagef("no database at %s: run 'prowcrawl crawl' first", dbPath)
+	}
+	store, err := db.Open(ctx, dbPath)
+	if err != nil {
+		return usageError{err}
+	}
+	defer store.Close()
+	if schemaPath != "" {
+		if err := writeFile(schemaPath, export.WriteSchema); err != nil {
+			return err
+		}
+	}
+	write := func(w io.Writer) error {
+		ew := export.NewWriter(w)
+		if err := store.ExportRuns(ctx, func(r db.ExportRun) error { return ew.Write(export.FromDB(r)) }); err != nil {
+			return err
+		}
+		if err := ew.Flush(); err != nil {
+			return err
+		}
+		if outPath != "" {
+			fmt.Fprintf(stdout, "export: %d runs to %s\n", ew.Count(), outPath)
+		}
+		return nil
+	}
+	if outPath == "" {
+		return write(stdout)
+	}
+	return writeFile(outPath, write)
+}
+
+// writeFile writes a file whole or not at all: into a temporary file beside
+// it, renamed into place once complete.
+func writeFile(path string, write func(io.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,150 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MergeStats is what a merge took from one input database.
+type MergeStats struct {
+	Runs, Tests, Symptoms int
+}
+
+// Merge copies the crawled data of another prowcrawl database into this one,
+// in one transaction, as shard crawls are combined. A run present in both is
+// taken from src when src read it more completely, or as completely and
+// later; its tests, symptoms and errors come with it. Cursors keep the
+// furthest position of either. Merging the same input twice changes
+// nothing. The analysis tables are not merged: run analyze afterwards.
+// src must be a prowcrawl database of the same schema (open it with Open
+// once to bring it up to date).
+func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
+	if _, err := d.db.ExecContext(ctx, `ATTACH DATABASE ? AS src`, "file:"+src+"?mode=ro"); err != nil {
+		return st, fmt.Errorf("merge %s: %w", src, openError(err))
+	}
+	defer func() {
+		if _, derr := d.db.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE src`); derr != nil {
+			err = errors.Join(err, fmt.Errorf("merge %s: detach: %w", src, derr))
+		}
+	}()
+	var mine, theirs int
+	if err := d.db.QueryRowContext(ctx, `SELECT (SELECT max(version) FROM main.schema_migrations),
+		(SELECT max(version) FROM src.schema_migrations)`).Scan(&mine, &theirs); err != nil {
+		return st, fmt.Errorf("merge %s: not a prowcrawl database: %w", src, openError(err))
+	}
+	if mine != theirs {
+		return st, fmt.Errorf("merge %s: schema version %d, want %d: open it with this prowcrawl first", src, theirs, mine)
+	}
+
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return st, fmt.Errorf("merge %s: %w", src, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, rollback(tx))
+		}
+	}()
+	cols := make(map[string]string)
+	for _, table := range []string{"jobs", "runs", "tests", "symptoms", "run_symptoms", "run_errors"} {
+		if cols[table], err = columns(ctx, tx, table); err != nil {
+			return st, fmt.Errorf("merge %s: %w", src, err)
+		}
+	}
+	steps := []struct {
+		what  string
+		query string
+		count *int
+	}{
+		// The runs src has better: new ones, more completely read ones, or
+		// as complete and crawled later.
+		{what: "choose runs", query: `CREATE TEMP TABLE merge_take AS
+			SELECT s.job, s.build_id FROM src.runs s LEFT JOIN main.runs m USING (job, build_id)
+			WHERE m.job IS NULL
+			   OR (s.fetch_status = 'complete' AND s.result <> 'pending') > (m.fetch_status = 'complete' AND m.result <> 'pending')
+			   OR ((s.fetch_status = 'complete' AND s.result <> 'pending') = (m.fetch_status = 'complete' AND m.result <> 'pending')
+			       AND s.crawled_at > m.crawled_at)`},
+		{what: "jobs", query: upsertAll("jobs", cols["jobs"], "name", "SELECT "+cols["jobs"]+" FROM src.jobs j WHERE EXISTS (SELECT 1 FROM merge_take t WHERE t.job = j.name)")},
+		{what: "symptoms", query: `INSERT INTO main.symptoms (` + cols["symptoms"] + `) SELECT ` + cols["symptoms"] + ` FROM src.symptoms WHERE true
+			ON CONFLICT (id) DO UPDATE SET active = max(active, excluded.active)`},
+		{what: "old tests", query: `DELETE FROM main.tests WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
+		{what: "old symptoms", query: `DELETE FROM main.run_symptoms WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
+		{what: "old errors", query: `DELETE FROM main.run_errors WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
+		{what: "runs", count: &st.Runs, query: upsertAll("runs", cols["runs"], "job, build_id",
+			"SELECT "+cols["runs"]+" FROM src.runs WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)")},
+		{what: "tests", count: &st.Tests, query: `INSERT INTO main.tests (` + cols["tests"] + `) SELECT ` + cols["tests"] +
+			` FROM src.tests WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
+		{what: "run symptoms", count: &st.Symptoms, query: `INSERT INTO main.run_symptoms (` + cols["run_symptoms"] + `) SELECT ` + cols["run_symptoms"] +
+			` FROM src.run_symptoms WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
+		{what: "run errors", query: `INSERT INTO main.run_errors (` + cols["run_errors"] + `) SELECT ` + cols["run_errors"] +
+			` FROM src.run_errors WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
+		{what: "cursors", query: `INSERT INTO main.crawl_cursors (bucket, job, build_id, started_at, updated_at)
+			SELECT bucket, job, build_id, started_at, updated_at FROM src.crawl_cursors WHERE true
+			ON CONFLICT (bucket, job) DO UPDATE SET
+				started_at = CASE WHEN excluded.build_id > build_id THEN excluded.started_at ELSE started_at END,
+				updated_at = CASE WHEN excluded.build_id > build_id THEN excluded.updated_at ELSE updated_at END,
+				build_id = max(build_id, excluded.build_id)`},
+		{what: "cleanup", query: `DROP TABLE temp.merge_take`},
+	}
+	for _, s := range steps {
+		res, err := tx.ExecContext(ctx, s.query)
+		if err != nil {
+			return st, fmt.Errorf("merge %s: %s: %w", src, s.what, err)
+		}
+		if s.count != nil {
+			n, _ := res.RowsAffected()
+			*s.count = int(n)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return st, fmt.Errorf("merge %s: commit: %w", src, err)
+	}
+	return st, nil
+}
+
+// columns lists a table's stored columns (generated ones cannot be written).
+func columns(ctx context.Context, tx *sql.Tx, table string) (string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_xinfo(?, 'main') WHERE hidden = 0 ORDER BY cid`, table)
+	if err != nil {
+		return "", fmt.Errorf("columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return "", err
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	if len(names) == 0 {
+		return "", fmt.Errorf("no table %s", table)
+	}
+	return strings.Join(names, ", "), nil
+}
+
+// upsertAll inserts the rows of sel into table, replacing every column of a
+// row whose key exists.
+func upsertAll(table, cols, key, sel string) string {
+	var set []string
+	keys := strings.Split(key, ", ")
+	for _, c := range strings.Split(cols, ", ") {
+		isKey := false
+		for _, k := range keys {
+			isKey = isKey || k == c
+		}
+		if !isKey {
+			set = append(set, c+" = excluded."+c)
+		}
+	}
+	if !strings.Contains(sel, " WHERE ") {
+		sel += " WHERE true" // an upsert's SELECT needs a WHERE to parse
+	}
+	return "INSERT INTO main." + table + " (" + cols + ") " + sel + " ON CONFLICT (" + key + ") DO UPDATE SET " + strings.Join(set, ", ")
+}
