@@ -30,6 +30,7 @@ check: lint test
 demo: build
 	$(BIN) crawl --bucket testdata/bucket --db $(DB) --since 2019-01-01 --presubmits
 	$(BIN) status --db $(DB) --runs 40
+	$(BIN) report --db $(DB)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -45,7 +46,8 @@ fuzz-short:
 	$(MAKE) fuzz FUZZTIME=5s
 
 ## deps: dependencies point one way. Only db touches SQL, only crawler
-## touches GCS, and the parsers and the classifier do no I/O.
+## touches GCS, the parsers and the classifier do no I/O, and nothing
+## outside tests starts another program.
 deps:
 	@set -e; $(GO) list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk ' \
 	  { pkg=$$1; sub(".*/prowcrawl/?", "", pkg); \
@@ -54,6 +56,7 @@ deps:
 	      if (imp ~ /^cloud.google.com\/go\/storage/ && pkg != "crawler") { print pkg " imports " imp " (only crawler may)"; bad=1 } \
 	      if ((pkg == "prow" || pkg == "classify") && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(db|crawler)$$/)) { print pkg " imports " imp " (it must do no I/O)"; bad=1 } \
 	      if (pkg == "db" && imp ~ /prowcrawl\/(crawler|classify|analyze)$$/) { print pkg " imports " imp " (db is the bottom layer)"; bad=1 } \
+	      if (imp == "os/exec") { print pkg " imports " imp " (prowcrawl runs no other program)"; bad=1 } \
 	    } } END { exit bad }'
 	@echo "dependency rules hold"
 

@@ -60,6 +60,7 @@ Usage:
   prowcrawl crawl     [--bucket URL] [--db PATH] [--job REGEX]... [--since T] [--until T] [--concurrency N]
   prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
   prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--now T]
+  prowcrawl report    [--db PATH] [--by edge|job|variant] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--out FILE] [--assess SYMPTOM]
   prowcrawl classify  [--rules FILE] [--format table|json] PATH...
   prowcrawl rules     [--rules FILE | --check FILE]
   prowcrawl merge     OUT.db IN.db...
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runCrawl(ctx, cmd, rest, stdout, stderr)
 	case "analyze":
 		return runAnalyze(ctx, rest, stdout, stderr)
+	case "report":
+		return runReport(ctx, rest, stdout, stderr)
 	case "classify":
 		return runClassify(ctx, rest, stdout, stderr)
 	case "rules":

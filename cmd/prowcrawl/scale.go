@@ -158,6 +158,10 @@ func writeFile(path string, write func(io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	// CreateTemp makes the file private; a report or an export is not.
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
+	}
 	if err := write(tmp); err != nil {
 		return err
 	}

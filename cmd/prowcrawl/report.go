@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/report"
+)
+
+// reportOptions are the flags of report.
+type reportOptions struct {
+	DB      string
+	By      string
+	Format  string
+	Symptom string
+	Job     string
+	Since   string
+	Out     string
+	Assess  string
+}
+
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o := reportOptions{DB: "prowcrawl.db", By: db.ScopeEdge, Format: report.FormatTable}
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.DB, "db", o.DB, "SQLite database file")
+	fs.StringVar(&o.By, "by", o.By, "rows per edge, job or variant (edges and variants are compared with the release before, jobs with the weeks before)")
+	fs.StringVar(&o.Format, "format", o.Format, "table, csv, json, markdown or html (with --assess: table, json or markdown)")
+	fs.StringVar(&o.Symptom, "symptom", o.Symptom, "only this symptom id")
+	fs.StringVar(&o.Job, "job", o.Job, "only what concerns jobs matching this regular expression")
+	fs.StringVar(&o.Since, "since", o.Since, "only runs started since T, and verdicts computed since T (a date, an RFC 3339 time, or a duration back from now: 7d)")
+	fs.StringVar(&o.Out, "out", o.Out, "write to FILE instead of standard output")
+	fs.StringVar(&o.Assess, "assess", o.Assess, "answer the UpgradeBlocker questions for this symptom id")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: prowcrawl report [--db PATH] [--by edge|job|variant] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--out FILE]\n"+
+			"       prowcrawl report --assess SYMPTOM [--format table|json|markdown] [--job REGEX] [--since T] [--out FILE]\n\n"+
+			"Shows each symptom's rate and verdict (regressions first), or with --assess, whether one symptom blocks an upgrade.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("report takes no arguments, got %q", fs.Args())
+	}
+	q, err := o.query(time.Now())
+	if err != nil {
+		return err
+	}
+	if o.Out != "" {
+		if fi, err := os.Stat(filepath.Dir(o.Out)); err != nil || !fi.IsDir() {
+			return usagef("--out %s: directory %s does not exist", o.Out, filepath.Dir(o.Out))
+		}
+	}
+	if _, err := os.Stat(o.DB); err != nil {
+		return usagef("no database at %s: run 'prowcrawl crawl' first", o.DB)
+	}
+	store, err := db.Open(ctx, o.DB)
+	if err != nil {
+		return usageError{err}
+	}
+	defer store.Close()
+
+	render := func(w io.Writer, color bool) error {
+		if o.Assess != "" {
+			in, err := report.LoadAssessment(ctx, store, q, analyze.DefaultOptions().MinRuns)
+			if err != nil {
+				return loadError(err)
+			}
+			return report.WriteAssessment(w, report.Assess(in), o.Format)
+		}
+		data, err := report.Load(ctx, store, q)
+		if err != nil {
+			return loadError(err)
+		}
+		return report.Write(w, data, o.Format, report.Options{Color: color})
+	}
+	if o.Out == "" {
+		return render(stdout, colorful(stdout))
+	}
+	// writeFile (with export's) leaves no half a report behind.
+	return writeFile(o.Out, func(w io.Writer) error { return render(w, false) })
+}
+
+// query validates the options and turns them into a report.Query.
+func (o reportOptions) query(now time.Time) (report.Query, error) {
+	q := report.Query{By: o.By, Symptom: o.Symptom}
+	if !slices.Contains([]string{db.ScopeEdge, db.ScopeJob, db.ScopeVariant}, o.By) {
+		return q, usagef("--by %q: want edge, job or variant", o.By)
+	}
+	formats := report.Formats
+	if o.Assess != "" {
+		formats = report.AssessFormats
+		if o.Symptom != "" && o.Symptom != o.Assess {
+			return q, usagef("--assess %s and --symptom %s name different symptoms", o.Assess, o.Symptom)
+		}
+		q.Symptom = o.Assess
+	}
+	if !slices.Contains(formats, o.Format) {
+		what := "--format"
+		if o.Assess != "" {
+			what = "--format with --assess"
+		}
+		return q, usagef("%s %q: want %s", what, o.Format, strings.Join(formats, ", "))
+	}
+	q.Trend = o.Format == report.FormatHTML
+	if o.Job != "" {
+		re, err := regexp.Compile(o.Job)
+		if err != nil {
+			return q, usagef("--job %q is not a valid regular expression: %v", o.Job, err)
+		}
+		q.Job = re
+	}
+	since, err := parseTime(o.Since, now)
+	if err != nil {
+		return q, usagef("--since: %v", err)
+	}
+	q.Since = since
+	return q, nil
+}
+
+// loadError makes a symptom or job the database does not know a usage error.
+func loadError(err error) error {
+	if errors.Is(err, report.ErrUnknownSymptom) || errors.Is(err, report.ErrNoJob) {
+		return usageError{err}
+	}
+	return err
+}
+
+// colorful says whether w is a terminal that wants colour: never a pipe or
+// a file, and not when NO_COLOR is set.
+func colorful(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(f.Fd()))
+}

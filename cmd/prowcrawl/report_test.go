@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// demoDB crawls the sample bucket as 'make demo' does and returns the
+// database's path.
+func demoDB(t *testing.T) string {
+	t.Helper()
+	dbPath := filepath.Join(t.TempDir(), "prowcrawl.db")
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"crawl", "--bucket", sampleBucket, "--db", dbPath, "--since", "2019-01-01", "--presubmits"}, &stdout, &stderr); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, stderr.String())
+	}
+	return dbPath
+}
+
+func runReportCmd(t *testing.T, args ...string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), append([]string{"report"}, args...), &stdout, &stderr); err != nil {
+		t.Fatalf("report %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestReportCommand runs the report on the demo's database as a new user
+// would: the planted regression of pod-network-cross-node on 4.13->4.14
+// comes first, in every format.
+func TestReportCommand(t *testing.T) {
+	dbPath := demoDB(t)
+
+	out := runReportCmd(t, "--db", dbPath)
+	lines := strings.Split(out, "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[2], "SYMPTOM") {
+		t.Fatalf("no table:\n%s", out)
+	}
+	// SYMPTOM EDGE(2) COMPARISON SAMPLE(2) RUNS HITS RATE BASIS(2) RUNS HITS RATE P VERDICT
+	want := "pod-network-cross-node 4.13->4.14 minor release 4.13->4.14 minor 14 6 42.9% 4.12->4.13 minor 14 0 0.0% 0.008 regression"
+	if got := strings.Join(strings.Fields(lines[3]), " "); got != want {
+		t.Errorf("first row %q\nwant      %q", got, want)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Error("colour written into a pipe")
+	}
+
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(runReportCmd(t, "--db", dbPath, "--format", "json", "--by", "variant")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || rows[0]["verdict"] != "regression" || rows[0]["scope_key"] != "4.13->4.14 minor aws ovn amd64" ||
+		rows[0]["sample_hits"] != 6.0 || rows[0]["basis_runs"] != 14.0 {
+		t.Errorf("first JSON row by variant %v", rows[0])
+	}
+	records, err := csv.NewReader(strings.NewReader(runReportCmd(t, "--db", dbPath, "--format", "csv", "--symptom", "etcd-connection-refused"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if records[0][0] != "symptom_id" || len(records) < 2 || records[1][0] != "etcd-connection-refused" || records[1][15] != "flake" {
+		t.Errorf("CSV %q, want the etcd flake first", records[:min(2, len(records))])
+	}
+	if md := runReportCmd(t, "--db", dbPath, "--format", "markdown", "--by", "job", "--job", `4\.14.*aws-ovn`); !strings.Contains(md, "| Symptom | Job |") ||
+		!strings.Contains(md, "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade") ||
+		strings.Contains(md, "4.13-e2e-aws-sdn-upgrade") {
+		t.Errorf("markdown by job for one job:\n%s", md)
+	}
+
+	html := filepath.Join(t.TempDir(), "report.html")
+	if out := runReportCmd(t, "--db", dbPath, "--format", "html", "--out", html); out != "" {
+		t.Errorf("--out wrote %q to stdout", out)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", `<svg xmlns="http://www.w3.org/2000/svg"`, `id="bars-pod-network-cross-node-title"`,
+		`id="trend-pod-network-cross-node-title"`, "<polyline"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the HTML report lacks %s", want)
+		}
+	}
+}
+
+// TestReportAssess: the four questions, answered for the planted regression.
+func TestReportAssess(t *testing.T) {
+	dbPath := demoDB(t)
+	out := runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node")
+	for _, want := range []string{
+		"1. Who is impacted?", "2. What is the impact?", "3. Is it a regression?", "4. Does it look like a flake?",
+		"4.13->4.14 minor aws ovn amd64: 43% of finished runs (6/14)",
+		"- Yes: 4.13->4.14 minor 43% (6/14) against 4.12->4.13 minor 0% (0/14),\n     p = 0.008",
+		"https://prow.ci.openshift.org/view/gs/",
+		"a regression, not a flake",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("assessment lacks %q:\n%s", want, out)
+		}
+	}
+	md := runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--format", "markdown")
+	if !strings.Contains(md, "#### Is it a regression?") || !strings.Contains(md, "- Yes: 4.13->4.14 minor 43% (6/14) against 4.12->4.13 minor 0% (0/14), p = 0.008") {
+		t.Errorf("markdown assessment:\n%s", md)
+	}
+	var a struct {
+		Regression struct{ Answer string } `json:"is_it_a_regression"`
+		Flake      struct{ Answer string } `json:"does_it_look_like_a_flake"`
+	}
+	if err := json.Unmarshal([]byte(runReportCmd(t, "--db", dbPath, "--assess", "etcd-connection-refused", "--format", "json")), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Regression.Answer != "no" || a.Flake.Answer != "yes" {
+		t.Errorf("etcd-connection-refused: regression %q, flake %q; want no, yes", a.Regression.Answer, a.Flake.Answer)
+	}
+}
+
+// TestReportUsageErrors: mistakes exit 2 with one sentence; an unknown
+// symptom lists the known ones.
+func TestReportUsageErrors(t *testing.T) {
+	dbPath := demoDB(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--assess", "pod-network"}, "unknown symptom \"pod-network\" (known: api-unavailable-during-upgrade, cni-default-network-missing, etcd-connection-refused, etcd-transport-closing, pod-network-cross-node, sdn-rollout-readiness-loss, upgrade-incomplete)"},
+		{[]string{"--symptom", "nope"}, "unknown symptom \"nope\" (known: "},
+		{[]string{"--by", "platform"}, `--by "platform": want edge, job or variant`},
+		{[]string{"--format", "pdf"}, `--format "pdf": want table, csv, json, markdown, html`},
+		{[]string{"--assess", "pod-network-cross-node", "--format", "html"}, `--format with --assess "html": want table, json, markdown`},
+		{[]string{"--assess", "pod-network-cross-node", "--symptom", "etcd-connection-refused"}, "name different symptoms"},
+		{[]string{"--job", "("}, "not a valid regular expression"},
+		{[]string{"--job", "no-such-job"}, `no job matches "no-such-job"`},
+		{[]string{"--since", "someday"}, "--since"},
+		{[]string{"--out", "/nonexistent/dir/r.html"}, "directory /nonexistent/dir does not exist"},
+		{[]string{"extra"}, "takes no arguments"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), append([]string{"report", "--db", dbPath}, tc.args...), &stdout, &stderr)
+			if code := exitCode(err, &stderr); code != 2 {
+				t.Fatalf("exit %d, want 2 (err %v)", code, err)
+			}
+			if got := strings.TrimSpace(stderr.String()); !strings.HasPrefix(got, "prowcrawl: ") || !strings.Contains(got, tc.want) || strings.Count(got, "\n") > 0 {
+				t.Errorf("stderr %q, want one sentence containing %q", got, tc.want)
+			}
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"report", "--db", filepath.Join(t.TempDir(), "none.db")}, &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != 2 || !strings.Contains(stderr.String(), "no database at") {
+		t.Errorf("missing database: exit %d, %q", code, stderr.String())
+	}
+}

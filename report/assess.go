@@ -1,0 +1,593 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// Assessment is the UpgradeBlocker assessment of one symptom: the four
+// questions a release engineer answers on a bug, answered with numbers. The
+// JSON names are stable.
+type Assessment struct {
+	SymptomID   string `json:"symptom_id"`
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Bug         string `json:"bug,omitempty"`
+	// Counted says which runs the numbers are of.
+	Counted string `json:"counted"`
+	// Summary is the answer in one sentence.
+	Summary    string     `json:"summary"`
+	Impacted   Impacted   `json:"who_is_impacted"`
+	Impact     Impact     `json:"what_is_the_impact"`
+	Regression Regression `json:"is_it_a_regression"`
+	Flake      Flake      `json:"does_it_look_like_a_flake"`
+}
+
+// Impacted answers "who is impacted": the edges and variants showing the
+// symptom, ranked by rate.
+type Impacted struct {
+	Edges    []Share `json:"edges"`
+	Variants []Share `json:"variants"`
+	// NotSeen are the edges with finished runs where no run shows it.
+	NotSeen []Share `json:"not_seen_on"`
+	// Block are the edges where it is a regression: the edges to block if
+	// the bug is a blocker.
+	Block []string `json:"edges_to_block"`
+	Text  string   `json:"answer"`
+}
+
+// Share is how many of a scope key's finished runs show the symptom.
+type Share struct {
+	Key          string   `json:"key"`
+	FinishedRuns int      `json:"finished_runs"`
+	RunsWith     int      `json:"runs_with"`
+	FailedWith   int      `json:"failed_with"`
+	PassedWith   int      `json:"passed_with"`
+	Rate         *float64 `json:"rate"`
+	// FewRuns is set when the key has fewer finished runs than a verdict
+	// needs: its rate is not to be relied on.
+	FewRuns bool   `json:"few_runs,omitempty"`
+	Text    string `json:"text"`
+}
+
+// Impact answers "what is the impact": how many runs showed the symptom,
+// how many of them failed, and examples to open.
+type Impact struct {
+	FinishedRuns    int       `json:"finished_runs"`
+	RunsWith        int       `json:"runs_with"`
+	FailedWith      int       `json:"failed_with"`
+	PassedWith      int       `json:"passed_with"`
+	FailedRuns      int       `json:"failed_runs"`
+	ShareOfFailures *float64  `json:"share_of_failures"`
+	Text            string    `json:"answer"`
+	Examples        []Example `json:"examples"`
+}
+
+// Example is a run that shows the symptom, with its first evidence.
+type Example struct {
+	URL     string `json:"url"`
+	Job     string `json:"job"`
+	BuildID int64  `json:"build_id"`
+	Result  string `json:"result"`
+	Edge    string `json:"edge"`
+	Started string `json:"started_at"`
+	Hits    int    `json:"hits"`
+	File    string `json:"file"` // inside the run's directory
+	Line    int    `json:"line,omitempty"`
+	Excerpt string `json:"excerpt"`
+}
+
+// Regression answers "is it a regression": per edge, against the same edge
+// one release earlier.
+type Regression struct {
+	// Answer is yes (a regression on some edge), watch (new on some edge,
+	// not yet significant), no, or unknown (too few runs).
+	Answer   string    `json:"answer"`
+	Text     string    `json:"summary"`
+	Edges    []Finding `json:"edges"`
+	Variants []Finding `json:"variants"` // the regressions and new ones
+	// Unseen are the edges where no run shows it, nor one release earlier.
+	Unseen []string `json:"not_seen_on"`
+}
+
+// Finding is one comparison of a sample with its basis, in words.
+type Finding struct {
+	Key        string   `json:"key"`
+	Comparison string   `json:"comparison"`
+	Sample     string   `json:"sample_label"`
+	SampleRuns int      `json:"sample_runs"`
+	SampleHits int      `json:"sample_hits"`
+	SampleRate *float64 `json:"sample_rate"`
+	Basis      string   `json:"basis_label"`
+	BasisRuns  int      `json:"basis_runs"`
+	BasisHits  int      `json:"basis_hits"`
+	BasisRate  *float64 `json:"basis_rate"`
+	PValue     *float64 `json:"p_value"`
+	Verdict    string   `json:"verdict"`
+	Text       string   `json:"text"`
+}
+
+// Flake answers "does it look like a flake": whether it is intermittent,
+// and how it moved over time in each job.
+type Flake struct {
+	// Answer is yes, no, or unknown.
+	Answer string          `json:"answer"`
+	Text   string          `json:"summary"`
+	Edges  []Intermittency `json:"edges"`
+	// Jobs are the last days against the weeks before, for the jobs that
+	// showed it in either window.
+	Jobs []Finding `json:"jobs"`
+	// QuietJobs is how many other jobs had runs in the windows without it.
+	QuietJobs int    `json:"quiet_jobs"`
+	Window    string `json:"window,omitempty"`
+}
+
+// Intermittency is how an edge shows the symptom over the weeks.
+type Intermittency struct {
+	Edge          string   `json:"edge"`
+	Rate          *float64 `json:"rate"`
+	WeeksWithRuns int      `json:"weeks_with_runs"`
+	WeeksWithHits int      `json:"weeks_with_hits"`
+	Text          string   `json:"text"`
+}
+
+// Answers to the yes-or-no questions.
+const (
+	AnswerYes     = "yes"
+	AnswerNo      = "no"
+	AnswerWatch   = "watch"
+	AnswerUnknown = "unknown"
+)
+
+// examples is how many runs an assessment links to.
+const examples = 5
+
+// Assess answers the UpgradeBlocker questions from in.
+func Assess(in AssessInput) Assessment {
+	minRuns := cmp.Or(in.MinRuns, analyze.DefaultOptions().MinRuns)
+	a := Assessment{SymptomID: in.Symptom.ID, Title: in.Symptom.Title, Description: in.Symptom.Description, Bug: in.Symptom.Bug}
+
+	var edges, variants, jobWindows []db.SymptomVerdict
+	for _, v := range in.Verdicts {
+		switch {
+		case v.Scope == db.ScopeEdge && v.Comparison == db.CompareRelease:
+			edges = append(edges, v)
+		case v.Scope == db.ScopeVariant && v.Comparison == db.CompareRelease:
+			variants = append(variants, v)
+		case v.Scope == db.ScopeJob && v.Comparison == db.CompareWindow:
+			jobWindows = append(jobWindows, v)
+		}
+	}
+	sortRows(edges)
+	sortRows(variants)
+	sortRows(jobWindows)
+
+	regressed := map[string]bool{}
+	block := []string{}
+	for _, v := range edges {
+		if v.Verdict == analyze.VerdictRegression {
+			regressed[v.Key] = true
+			block = append(block, v.Key)
+		}
+	}
+
+	a.Counted = counted(in)
+	a.Impacted = impacted(in.Rates, minRuns, block, variants)
+	a.Impact = impact(in, regressed)
+	a.Regression = regression(edges, variants)
+	a.Flake = flake(in, edges, jobWindows)
+	a.Summary = summary(a, edges)
+	return a
+}
+
+// counted says which runs were counted.
+func counted(in AssessInput) string {
+	s := "every finished run stored"
+	if in.Job != "" {
+		s = fmt.Sprintf("the finished runs of jobs matching %q", in.Job)
+	}
+	if !in.Since.IsZero() {
+		s += " started since " + in.Since.UTC().Format(time.DateOnly)
+	}
+	return s + " (success, failure or error; not aborted or pending)"
+}
+
+func share(r db.SymptomRate, minRuns int) Share {
+	s := Share{Key: r.Key, FinishedRuns: r.FinishedRuns, RunsWith: r.RunsWith, FailedWith: r.FailedWith,
+		PassedWith: r.PassedWith, Rate: round6(r.Rate), FewRuns: r.FinishedRuns < minRuns}
+	if r.RunsWith == 0 {
+		s.Text = fmt.Sprintf("%s (0/%d)", r.Key, r.FinishedRuns)
+		return s
+	}
+	s.Text = fmt.Sprintf("%s: %s of finished runs (%d/%d", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns)
+	if s.FewRuns {
+		s.Text += "; too few runs to rely on"
+	}
+	s.Text += ")"
+	return s
+}
+
+// ranked sorts rates by rate, the most runs first among equals.
+func ranked(rates []db.SymptomRate) {
+	slices.SortFunc(rates, func(a, b db.SymptomRate) int {
+		return cmp.Or(-cmp.Compare(a.Rate, b.Rate), -cmp.Compare(a.FinishedRuns, b.FinishedRuns), cmp.Compare(a.Key, b.Key))
+	})
+}
+
+func impacted(rates []db.SymptomRate, minRuns int, block []string, variants []db.SymptomVerdict) Impacted {
+	im := Impacted{Block: block, Edges: []Share{}, Variants: []Share{}, NotSeen: []Share{}}
+	var edges, vars []db.SymptomRate
+	for _, r := range rates {
+		switch r.Scope {
+		case db.ScopeEdge:
+			edges = append(edges, r)
+		case db.ScopeVariant:
+			vars = append(vars, r)
+		}
+	}
+	ranked(edges)
+	ranked(vars)
+	for _, r := range edges {
+		if r.RunsWith > 0 {
+			im.Edges = append(im.Edges, share(r, minRuns))
+		} else {
+			im.NotSeen = append(im.NotSeen, share(r, minRuns))
+		}
+	}
+	slices.SortFunc(im.NotSeen, func(a, b Share) int { return cmp.Compare(a.Key, b.Key) })
+	for _, r := range vars {
+		if r.RunsWith > 0 {
+			im.Variants = append(im.Variants, share(r, minRuns))
+		}
+	}
+	switch {
+	case len(im.Edges) == 0:
+		im.Text = "No finished run shows it."
+	case len(block) > 0:
+		var regressedVariants []string
+		for _, v := range variants {
+			if v.Verdict == analyze.VerdictRegression {
+				regressedVariants = append(regressedVariants, v.Key)
+			}
+		}
+		im.Text = "Edges to block if it is a blocker (where it is a regression): " + strings.Join(block, ", ") + "."
+		if len(regressedVariants) > 0 {
+			im.Text += " Variants: " + strings.Join(regressedVariants, ", ") + "."
+		}
+	default:
+		im.Text = "It is a regression on no edge, so these numbers give no edge to block."
+	}
+	return im
+}
+
+func impact(in AssessInput, regressed map[string]bool) Impact {
+	var im Impact
+	for _, r := range in.Rates {
+		if r.Scope != db.ScopeJob { // every finished run is in one job
+			continue
+		}
+		im.FinishedRuns += r.FinishedRuns
+		im.RunsWith += r.RunsWith
+		im.FailedWith += r.FailedWith
+		im.PassedWith += r.PassedWith
+		im.FailedRuns += r.FailedRuns
+	}
+	if im.FailedRuns > 0 {
+		im.ShareOfFailures = round6(float64(im.FailedWith) / float64(im.FailedRuns))
+	}
+	switch {
+	case im.FinishedRuns == 0:
+		im.Text = "No finished runs are stored."
+	case im.RunsWith == 0:
+		im.Text = fmt.Sprintf("None of %d finished runs showed it.", im.FinishedRuns)
+	default:
+		im.Text = fmt.Sprintf("%d of %d finished runs showed it (%s): %d failed and %d passed anyway.",
+			im.RunsWith, im.FinishedRuns, pct0(float64(im.RunsWith)/float64(im.FinishedRuns)), im.FailedWith, im.PassedWith)
+		if im.FailedRuns > 0 {
+			im.Text += fmt.Sprintf(" It is in %d of the %d failed runs (%s).",
+				im.FailedWith, im.FailedRuns, pct0(float64(im.FailedWith)/float64(im.FailedRuns)))
+		}
+	}
+	im.Examples = pickExamples(in.Evidence, regressed)
+	return im
+}
+
+// pickExamples chooses the runs to link to: failed runs on a regressed edge,
+// then other failed runs, newest first; and one that passed anyway, if any.
+func pickExamples(ev []db.Evidence, regressed map[string]bool) []Example {
+	var first, failed, passed []db.Evidence
+	for _, e := range ev {
+		switch {
+		case e.Result != "success" && e.Result != "failure" && e.Result != "error":
+			// Aborted and pending runs are not counted, so not shown.
+		case e.Result == "success":
+			passed = append(passed, e)
+		case regressed[e.Edge]:
+			first = append(first, e)
+		default:
+			failed = append(failed, e)
+		}
+	}
+	n := examples
+	if len(passed) > 0 {
+		n--
+	}
+	pick := append(first, failed...)
+	pick = pick[:min(n, len(pick))]
+	if len(passed) > 0 {
+		pick = append(pick, passed[0])
+	}
+	out := []Example{}
+	for _, e := range pick {
+		out = append(out, Example{URL: e.URL, Job: e.Job, BuildID: e.BuildID, Result: e.Result, Edge: e.Edge,
+			Started: e.StartedAt.UTC().Format(time.RFC3339), Hits: e.Hits, File: runFile(e), Line: e.Line,
+			Excerpt: e.Excerpt})
+	}
+	return out
+}
+
+// runFile is e's evidence file inside the run's directory.
+func runFile(e db.Evidence) string {
+	id := "/" + strconv.FormatInt(e.BuildID, 10) + "/"
+	if i := strings.Index(e.File, id); i >= 0 {
+		return e.File[i+len(id):]
+	}
+	return e.File
+}
+
+func finding(v db.SymptomVerdict) Finding {
+	return Finding{Key: v.Key, Comparison: v.Comparison, Sample: v.SampleLabel, SampleRuns: v.SampleRuns,
+		SampleHits: v.SampleHits, SampleRate: round6(v.SampleRate), Basis: v.BasisLabel, BasisRuns: v.BasisRuns,
+		BasisHits: v.BasisHits, BasisRate: round6(v.BasisRate), PValue: round6(v.P), Verdict: v.Verdict,
+		Text: releaseWords(v)}
+}
+
+// sides is "S 43% (6/14) against B 0% (0/14)".
+func sides(v db.SymptomVerdict) string {
+	side := func(hits, runs int) string {
+		if runs == 0 {
+			return "(no runs)"
+		}
+		return rateOf(hits, runs)
+	}
+	return fmt.Sprintf("%s %s against %s %s", v.SampleLabel, side(v.SampleHits, v.SampleRuns),
+		v.BasisLabel, side(v.BasisHits, v.BasisRuns))
+}
+
+// releaseWords answers "is it a regression" for one release comparison.
+func releaseWords(v db.SymptomVerdict) string {
+	switch v.Verdict {
+	case analyze.VerdictRegression:
+		return fmt.Sprintf("Yes: %s, %s", sides(v), pPhrase(v.P))
+	case analyze.VerdictNew:
+		return fmt.Sprintf("Not yet significant, but new: %s, %s. It was absent one release earlier: watch it", sides(v), pPhrase(v.P))
+	case analyze.VerdictFlake:
+		return fmt.Sprintf("No: every earlier release was as affected (%s, %s)", sides(v), pPhrase(v.P))
+	case analyze.VerdictPersistent:
+		return fmt.Sprintf("No: nearly every run shows it, and not significantly more than before (%s, %s)", sides(v), pPhrase(v.P))
+	case analyze.VerdictImproved:
+		return fmt.Sprintf("No, it improved: %s, %s", sides(v), pPhrase(v.P))
+	case analyze.VerdictNone:
+		return fmt.Sprintf("No: no run shows it (%s)", sides(v))
+	}
+	return fmt.Sprintf("Not enough runs to say (%s)", sides(v))
+}
+
+func regression(edges, variants []db.SymptomVerdict) Regression {
+	r := Regression{Edges: []Finding{}, Variants: []Finding{}, Unseen: []string{}}
+	has := map[string][]string{}
+	for _, v := range edges {
+		has[v.Verdict] = append(has[v.Verdict], v.Key)
+		if v.SampleHits == 0 && v.BasisHits == 0 {
+			r.Unseen = append(r.Unseen, v.Key)
+			continue
+		}
+		r.Edges = append(r.Edges, finding(v))
+	}
+	slices.Sort(r.Unseen)
+	for _, v := range variants {
+		if v.Verdict == analyze.VerdictRegression || v.Verdict == analyze.VerdictNew {
+			r.Variants = append(r.Variants, finding(v))
+		}
+	}
+	hits := false
+	for _, v := range edges {
+		hits = hits || v.SampleHits > 0
+	}
+	switch {
+	case len(has[analyze.VerdictRegression]) > 0:
+		r.Answer = AnswerYes
+		r.Text = "Yes, on " + strings.Join(has[analyze.VerdictRegression], ", ") + "."
+	case len(has[analyze.VerdictNew]) > 0:
+		r.Answer = AnswerWatch
+		r.Text = "Not yet: it is new on " + strings.Join(has[analyze.VerdictNew], ", ") + ", absent one release earlier, but not significantly more frequent yet."
+	case len(has[analyze.VerdictFlake])+len(has[analyze.VerdictPersistent])+len(has[analyze.VerdictImproved]) > 0:
+		r.Answer = AnswerNo
+		r.Text = "No: wherever it shows, the release before was as affected or worse."
+	case !hits:
+		r.Answer = AnswerNo
+		r.Text = "No: no run of a compared edge shows it."
+	default:
+		r.Answer = AnswerUnknown
+		r.Text = "Not enough runs to say."
+	}
+	return r
+}
+
+// windowWords says what a job's window comparison found.
+func windowWords(v db.SymptomVerdict) string {
+	var what string
+	switch v.Verdict {
+	case analyze.VerdictRegression:
+		what = "more often than before, significantly (" + pPhrase(v.P) + ")"
+	case analyze.VerdictNew:
+		what = "new in the last days, not yet significant (" + pPhrase(v.P) + ")"
+	case analyze.VerdictFlake:
+		what = "as often as before (" + pPhrase(v.P) + ")"
+	case analyze.VerdictPersistent:
+		what = "in nearly every run"
+	case analyze.VerdictImproved:
+		what = "less often than before (" + pPhrase(v.P) + ")"
+	case analyze.VerdictNone:
+		what = "not in the last days"
+	default:
+		what = "too few runs to compare"
+	}
+	return fmt.Sprintf("%s: %s against %s: %s", v.Key, rateOf(v.SampleHits, v.SampleRuns), rateOf(v.BasisHits, v.BasisRuns), what)
+}
+
+func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
+	f := Flake{Edges: []Intermittency{}, Jobs: []Finding{}}
+	persistent := cmp.Or(analyze.DefaultOptions().Persistent, 90) / 100
+	type weeks struct{ runs, hits int }
+	byEdge := map[string]*weeks{}
+	for _, w := range in.Weekly {
+		e := byEdge[w.Edge]
+		if e == nil {
+			e = &weeks{}
+			byEdge[w.Edge] = e
+		}
+		e.runs++
+		if w.Hits > 0 {
+			e.hits++
+		}
+	}
+	var rates []db.SymptomRate
+	for _, r := range in.Rates {
+		if r.Scope == db.ScopeEdge && r.RunsWith > 0 {
+			rates = append(rates, r)
+		}
+	}
+	ranked(rates)
+	intermittent, always := false, false
+	for _, r := range rates {
+		it := Intermittency{Edge: r.Key, Rate: round6(r.Rate)}
+		how := "intermittent"
+		if r.Rate >= persistent {
+			how, always = "in nearly every run", true
+		} else {
+			intermittent = true
+		}
+		it.Text = fmt.Sprintf("%s: %s of runs (%d/%d)", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns)
+		if w := byEdge[r.Key]; w != nil {
+			it.WeeksWithRuns, it.WeeksWithHits = w.runs, w.hits
+			it.Text += fmt.Sprintf(", in %d of %d weeks with runs", w.hits, w.runs)
+		}
+		it.Text += ": " + how
+		f.Edges = append(f.Edges, it)
+	}
+	for _, v := range jobWindows {
+		if f.Window == "" {
+			f.Window = fmt.Sprintf("%s against %s", v.SampleLabel, v.BasisLabel)
+		}
+		if v.SampleHits == 0 && v.BasisHits == 0 {
+			f.QuietJobs++
+			continue
+		}
+		j := finding(v)
+		j.Text = windowWords(v)
+		f.Jobs = append(f.Jobs, j)
+	}
+
+	verdicts := map[string][]string{}
+	for _, v := range edges {
+		verdicts[v.Verdict] = append(verdicts[v.Verdict], v.Key)
+	}
+	var risen []string
+	for _, v := range jobWindows {
+		if v.Verdict == analyze.VerdictRegression {
+			risen = append(risen, v.Key)
+		}
+	}
+	switch {
+	case len(rates) == 0:
+		f.Answer, f.Text = AnswerUnknown, "No finished run shows it."
+	case len(verdicts[analyze.VerdictRegression]) > 0:
+		f.Answer = AnswerNo
+		f.Text = fmt.Sprintf("No: it is %s, but significantly more frequent on %s than one release earlier: a regression, not a flake.",
+			intermittentWord(intermittent, always), strings.Join(verdicts[analyze.VerdictRegression], ", "))
+	case len(verdicts[analyze.VerdictPersistent]) > 0:
+		f.Answer = AnswerNo
+		f.Text = "No: on " + strings.Join(verdicts[analyze.VerdictPersistent], ", ") + " nearly every run shows it: persistent, not intermittent."
+	case len(risen) > 0:
+		f.Answer = AnswerNo
+		f.Text = "No: it rose significantly in the last days on " + strings.Join(risen, ", ") + "."
+	case len(verdicts[analyze.VerdictNew]) > 0:
+		f.Answer = AnswerUnknown
+		f.Text = "Too early to say: it is new on " + strings.Join(verdicts[analyze.VerdictNew], ", ") + " and not yet significant; watch the next runs."
+	case len(verdicts[analyze.VerdictFlake]) > 0:
+		f.Answer = AnswerYes
+		f.Text = "Yes: it is intermittent, and every earlier release was as affected, so updating does not increase exposure."
+	case len(verdicts[analyze.VerdictImproved]) > 0:
+		f.Answer = AnswerYes
+		f.Text = "Yes: it is intermittent, and less frequent than one release earlier on " +
+			strings.Join(verdicts[analyze.VerdictImproved], ", ") + ", so updating does not increase exposure."
+	default:
+		f.Answer, f.Text = AnswerUnknown, "Not enough runs to say."
+	}
+	return f
+}
+
+func intermittentWord(intermittent, always bool) string {
+	switch {
+	case intermittent && always:
+		return "intermittent on some edges and constant on others"
+	case always:
+		return "in nearly every run"
+	}
+	return "intermittent"
+}
+
+// summary is the assessment in one sentence.
+func summary(a Assessment, edges []db.SymptomVerdict) string {
+	first := func(verdict string) (db.SymptomVerdict, int) {
+		n, at := 0, -1
+		for i, v := range edges {
+			if v.Verdict == verdict {
+				if at < 0 {
+					at = i
+				}
+				n++
+			}
+		}
+		if at < 0 {
+			return db.SymptomVerdict{}, 0
+		}
+		return edges[at], n
+	}
+	more := func(n int) string {
+		if n > 1 {
+			return fmt.Sprintf(" (and %d more edges)", n-1)
+		}
+		return ""
+	}
+	if v, n := first(analyze.VerdictRegression); n > 0 {
+		return fmt.Sprintf("A regression on %s%s: %s of runs (%d/%d) against %s (%d/%d) on %s, %s.",
+			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, pct0(v.BasisRate), v.BasisHits, v.BasisRuns, v.BasisLabel, pPhrase(v.P))
+	}
+	if v, n := first(analyze.VerdictNew); n > 0 {
+		return fmt.Sprintf("New on %s%s: %s of runs (%d/%d), absent on %s (0/%d), not yet significant (%s): watch it.",
+			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, v.BasisLabel, v.BasisRuns, pPhrase(v.P))
+	}
+	if _, n := first(analyze.VerdictPersistent); n > 0 {
+		return "Persistent: nearly every run shows it, as one release earlier; not a regression."
+	}
+	if _, n := first(analyze.VerdictFlake); n > 0 {
+		return "A flake: intermittent, and every earlier release was as affected; not a regression."
+	}
+	if v, n := first(analyze.VerdictImproved); n > 0 {
+		return fmt.Sprintf("Improved on %s%s: %s of runs (%d/%d) against %s (%d/%d) on %s, %s; not a regression.",
+			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, pct0(v.BasisRate), v.BasisHits, v.BasisRuns, v.BasisLabel, pPhrase(v.P))
+	}
+	if a.Impact.RunsWith == 0 {
+		return "No finished run shows it."
+	}
+	return "Not enough runs to say whether it is a regression."
+}

@@ -1,0 +1,307 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The formats of an assessment: FormatTable is plain text.
+var AssessFormats = []string{FormatTable, FormatJSON, FormatMarkdown}
+
+// WriteAssessment renders a in format: plain text for a terminal
+// (FormatTable), Markdown to paste into a bug, or JSON.
+func WriteAssessment(w io.Writer, a Assessment, format string) error {
+	switch format {
+	case FormatTable, "":
+		return writeAssessText(w, a)
+	case FormatMarkdown:
+		return writeAssessMarkdown(w, a)
+	case FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(a)
+	}
+	return fmt.Errorf("an assessment has no format %q (want %s)", format, strings.Join(AssessFormats, ", "))
+}
+
+// excerptWidth is how much of an evidence line an assessment quotes.
+const excerptWidth = 160
+
+// clip shortens s to n runes, marking the cut.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// wrap breaks s into lines of at most width runes (unless a word is
+// longer): the first after first, the others after rest. "p = 0.008" and
+// "4.13->4.14 minor" stay on one line.
+func wrap(s, first, rest string, width int) string {
+	var words []string
+	for _, w := range strings.Fields(s) {
+		if n := len(words); n > 0 && (w == "=" || w == "<" || words[n-1] == "p" || strings.HasSuffix(words[n-1], " =") ||
+			strings.HasSuffix(words[n-1], " <") || upgradeKind(w) && strings.ContainsAny(words[n-1], "0123456789")) {
+			words[n-1] += " " + w
+			continue
+		}
+		words = append(words, w)
+	}
+	var b strings.Builder
+	b.WriteString(first)
+	n := utf8.RuneCountInString(first)
+	for i, word := range words {
+		l := utf8.RuneCountInString(word)
+		switch {
+		case i == 0:
+		case n+1+l > width:
+			b.WriteString("\n" + rest)
+			n = utf8.RuneCountInString(rest)
+		default:
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(word)
+		n += l
+	}
+	return b.String()
+}
+
+// upgradeKind says whether w is the kind of an edge ("4.13->4.14 minor"),
+// which stays beside its releases.
+func upgradeKind(w string) bool {
+	switch strings.TrimRight(w, ".,;:)") {
+	case "micro", "minor", "multi", "major":
+		return true
+	}
+	return false
+}
+
+// para is s wrapped as a paragraph of the text format.
+func para(s string) string { return wrap(s, "   ", "   ", 79) }
+
+// item is s wrapped as an item of a list in the text format.
+func item(s string) string { return wrap(s, "   - ", "     ", 79) }
+
+func writeAssessText(w io.Writer, a Assessment) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	p("%s: %s\n", a.SymptomID, a.Title)
+	if a.Bug != "" {
+		p("Bug: %s\n", a.Bug)
+	}
+	p("Counted: %s.\n\n", a.Counted)
+	p("%s\n", wrap("In short: "+lowerFirst(a.Summary), "", "", 79))
+
+	p("\n1. Who is impacted?\n")
+	if len(a.Impacted.Edges) > 0 {
+		p("   By edge:\n")
+		for _, s := range a.Impacted.Edges {
+			p("     %s\n", s.Text)
+		}
+	}
+	if len(a.Impacted.Variants) > 0 {
+		p("   By variant (edge, platform, network, arch):\n")
+		for _, s := range a.Impacted.Variants {
+			p("     %s\n", s.Text)
+		}
+	}
+	if len(a.Impacted.NotSeen) > 0 {
+		p("%s\n", para("Not seen on: "+joinShares(a.Impacted.NotSeen)+"."))
+	}
+	p("%s\n", para(a.Impacted.Text))
+
+	p("\n2. What is the impact?\n")
+	if a.Description != "" {
+		p("%s\n", para(a.Description))
+	}
+	p("%s\n", para(a.Impact.Text))
+	if len(a.Impact.Examples) > 0 {
+		p("   Runs to open (failed runs on a regressed edge first):\n")
+		for _, e := range a.Impact.Examples {
+			p("   - %s, %s, %s: %s\n", e.Result, e.Started[:10], dashIfEmpty(e.Edge), e.URL)
+			p("       %s\n", location(e))
+			if e.Excerpt != "" {
+				p("       %s\n", clip(e.Excerpt, excerptWidth))
+			}
+		}
+	}
+
+	p("\n3. Is it a regression?\n")
+	p("%s\n", para(a.Regression.Text))
+	for _, f := range a.Regression.Edges {
+		p("%s\n", item(f.Text))
+	}
+	if len(a.Regression.Variants) > 0 {
+		p("   By variant:\n")
+		for _, f := range a.Regression.Variants {
+			p("%s\n", item(f.Text))
+		}
+	}
+	if len(a.Regression.Unseen) > 0 {
+		p("%s\n", para("Not seen on "+strings.Join(a.Regression.Unseen, ", ")+", nor one release earlier."))
+	}
+
+	p("\n4. Does it look like a flake?\n")
+	p("%s\n", para(a.Flake.Text))
+	for _, e := range a.Flake.Edges {
+		p("%s\n", item(e.Text))
+	}
+	if a.Flake.Window != "" {
+		p("%s\n", para("Per job, the last days against the weeks before ("+a.Flake.Window+"):"))
+		for _, j := range a.Flake.Jobs {
+			p("%s\n", item(j.Text))
+		}
+		if a.Flake.QuietJobs > 0 {
+			p("   %s\n", quietJobs(a.Flake.QuietJobs, len(a.Flake.Jobs)))
+		}
+	}
+	return bw.Flush()
+}
+
+func quietJobs(n, others int) string {
+	jobs := "jobs"
+	if n == 1 {
+		jobs = "job"
+	}
+	other := ""
+	if others > 0 {
+		other = "other "
+	}
+	return fmt.Sprintf("%d %s%s with runs in these windows did not show it.", n, other, jobs)
+}
+
+// location is where in the run the evidence is: "file:line".
+func location(e Example) string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return e.File
+}
+
+func joinShares(ss []Share) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = s.Text
+	}
+	return strings.Join(parts, ", ")
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// mdCode is s as inline code, whatever backticks it holds.
+func mdCode(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// mdText escapes what Markdown would read as markup in running text.
+var mdText = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`).Replace
+
+func writeAssessMarkdown(w io.Writer, a Assessment) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	p("### UpgradeBlocker assessment: %s\n\n", mdCode(a.SymptomID))
+	p("**%s**", mdText(a.Title))
+	if a.Bug != "" {
+		p(" (%s)", a.Bug)
+	}
+	p("  \nCounted: %s.\n\n", mdText(a.Counted))
+	p("**In short:** %s\n", mdText(lowerFirst(a.Summary)))
+
+	p("\n#### Who is impacted?\n\n")
+	for _, s := range a.Impacted.Edges {
+		p("- %s\n", mdText(s.Text))
+	}
+	if len(a.Impacted.Variants) > 0 {
+		p("\nBy variant (edge, platform, network, arch):\n\n")
+		for _, s := range a.Impacted.Variants {
+			p("- %s\n", mdText(s.Text))
+		}
+	}
+	p("\n")
+	if len(a.Impacted.NotSeen) > 0 {
+		p("Not seen on: %s.\n\n", mdText(joinShares(a.Impacted.NotSeen)))
+	}
+	p("%s\n", mdText(a.Impacted.Text))
+
+	p("\n#### What is the impact?\n\n")
+	if a.Description != "" {
+		p("%s\n\n", mdText(a.Description))
+	}
+	p("%s\n", mdText(a.Impact.Text))
+	if len(a.Impact.Examples) > 0 {
+		p("\nRuns to open (failed runs on a regressed edge first):\n\n")
+		for _, e := range a.Impact.Examples {
+			p("- [%s #%d](%s): %s, %s, %s  \n  %s", mdText(e.Job), e.BuildID, e.URL, e.Result, e.Started[:10],
+				mdText(dashIfEmpty(e.Edge)), mdCode(location(e)))
+			if e.Excerpt != "" {
+				p(": %s", mdCode(clip(e.Excerpt, excerptWidth)))
+			}
+			p("\n")
+		}
+	}
+
+	p("\n#### Is it a regression?\n\n")
+	p("%s\n\n", mdText(a.Regression.Text))
+	for _, f := range a.Regression.Edges {
+		p("- %s\n", mdText(f.Text))
+	}
+	if len(a.Regression.Variants) > 0 {
+		p("\nBy variant:\n\n")
+		for _, f := range a.Regression.Variants {
+			p("- %s\n", mdText(f.Text))
+		}
+	}
+	if len(a.Regression.Unseen) > 0 {
+		p("\nNot seen on %s, nor one release earlier.\n", mdText(strings.Join(a.Regression.Unseen, ", ")))
+	}
+
+	p("\n#### Does it look like a flake?\n\n")
+	p("%s\n", mdText(a.Flake.Text))
+	if len(a.Flake.Edges) > 0 {
+		p("\n")
+		for _, e := range a.Flake.Edges {
+			p("- %s\n", mdText(e.Text))
+		}
+	}
+	if a.Flake.Window != "" {
+		p("\nPer job, the last days against the weeks before (%s):\n\n", mdText(a.Flake.Window))
+		for _, j := range a.Flake.Jobs {
+			p("- %s\n", mdText(j.Text))
+		}
+		if a.Flake.QuietJobs > 0 {
+			if len(a.Flake.Jobs) > 0 {
+				p("\n")
+			}
+			p("%s\n", quietJobs(a.Flake.QuietJobs, len(a.Flake.Jobs)))
+		}
+	}
+	return bw.Flush()
+}
+
+// lowerFirst is s with its first letter in lower case, to follow a colon.
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}

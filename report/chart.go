@@ -1,0 +1,336 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// The charts' colours. The bars are told apart by lightness as well as hue,
+// so that they read in grey and to colour-blind eyes; the verdicts are
+// written out, never only coloured.
+const (
+	colorSample = "#1d4ed8"
+	colorBasis  = "#9aa5b1"
+)
+
+// trendColors are the colours of the trend lines, one per edge, in order.
+var trendColors = []string{"#7c3aed", "#ea580c", "#0d9488", "#db2777", "#65a30d", "#0891b2", "#92400e", "#475569"}
+
+// verdictColor is the colour a verdict is written in.
+func verdictColor(v string) string {
+	switch v {
+	case analyze.VerdictRegression:
+		return "#b91c1c"
+	case analyze.VerdictNew:
+		return "#a16207"
+	case analyze.VerdictImproved:
+		return "#15803d"
+	}
+	return "#4b5563"
+}
+
+// Geometry of the bar chart, in pixels: a label column, then the bars, a
+// value after each.
+const (
+	barWidth      = 600
+	barLabelWidth = 224
+	barPlotX      = 232
+	barPlotWidth  = 250
+	barTop        = 30
+	barGroupH     = 54
+	barHeight     = 16
+	labelRunes    = 34
+)
+
+// barChart is a symptom's rate per scope key, the basis beside the sample.
+type barChart struct {
+	ID, Title, Desc string
+	Width, Height   int
+	SampleName      string
+	BasisName       string
+	Groups          []barGroup
+	Ticks           []tick
+	AxisY           int
+	ColorSample     string
+	ColorBasis      string
+}
+
+type barGroup struct {
+	Y             int
+	Key, Label    string // the full key, and as shown
+	Against       string
+	Verdict       string
+	VerdictColor  string
+	P             string
+	Sample, Basis bar
+}
+
+type bar struct {
+	Y          int
+	Width      string
+	LabelX     string
+	Label      string
+	Title      string
+	Missing    bool // no runs: no bar, the label says so
+	LabelWidth int
+}
+
+type tick struct {
+	X     string
+	Label string
+}
+
+func fx(f float64) string { return fmt.Sprintf("%.1f", f) }
+
+func newBar(y int, hits, runs int, rate float64, what string) bar {
+	b := bar{Y: y, Label: rateOf(hits, runs), Title: what + ": " + rateOf(hits, runs)}
+	if runs == 0 || math.IsNaN(rate) {
+		b.Missing = true
+		b.Width = "0"
+		b.LabelX = fx(barPlotX + 4)
+		return b
+	}
+	w := rate * barPlotWidth
+	b.Width = fx(w)
+	b.LabelX = fx(barPlotX + w + 6)
+	return b
+}
+
+// middle shortens s to n runes by cutting its middle, where job names and
+// variants differ least.
+func middle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+}
+
+// barsOf draws the rows of one symptom that have a hit on either side.
+func barsOf(symptom, title, scope string, rows []db.SymptomVerdict) (barChart, bool) {
+	c := barChart{ID: "bars-" + symptom, Width: barWidth, ColorSample: colorSample, ColorBasis: colorBasis}
+	c.SampleName, c.BasisName = "sample: this release", "basis: one release earlier"
+	if scope == db.ScopeJob {
+		c.SampleName, c.BasisName = "sample: the last days", "basis: the weeks before"
+	}
+	var desc []string
+	for _, v := range rows {
+		if v.Symptom != symptom || v.SampleHits+v.BasisHits == 0 {
+			continue
+		}
+		y := barTop + len(c.Groups)*barGroupH
+		g := barGroup{Y: y, Key: v.Key, Label: middle(v.Key, labelRunes),
+			Against: middle("against "+v.BasisLabel, labelRunes+4), Verdict: v.Verdict,
+			VerdictColor: verdictColor(v.Verdict), P: chartP(v.P),
+			Sample: newBar(y+4, v.SampleHits, v.SampleRuns, v.SampleRate, v.SampleLabel),
+			Basis:  newBar(y+4+barHeight+4, v.BasisHits, v.BasisRuns, v.BasisRate, v.BasisLabel)}
+		if v.Comparison == db.CompareWindow {
+			g.Against = v.SampleLabel
+		}
+		c.Groups = append(c.Groups, g)
+		desc = append(desc, fmt.Sprintf("%s: %s, %s.", v.Key, releaseWordsShort(v), v.Verdict))
+	}
+	if len(c.Groups) == 0 {
+		return c, false
+	}
+	c.AxisY = barTop + len(c.Groups)*barGroupH
+	for _, p := range []int{0, 25, 50, 75, 100} {
+		c.Ticks = append(c.Ticks, tick{X: fx(barPlotX + float64(p)*barPlotWidth/100), Label: fmt.Sprintf("%d%%", p)})
+	}
+	c.Height = c.AxisY + 24
+	c.Title = fmt.Sprintf("%s: rate of runs showing it, by %s, %s beside %s", title, scope, strings.TrimPrefix(c.SampleName, "sample: "), strings.TrimPrefix(c.BasisName, "basis: "))
+	c.Desc = strings.Join(desc, " ")
+	return c, true
+}
+
+// releaseWordsShort is a comparison in a few words, for a chart's
+// description: "43% (6/14) against 0% (0/14) on 4.12->4.13 minor, p = 0.008".
+func releaseWordsShort(v db.SymptomVerdict) string {
+	return fmt.Sprintf("%s of runs against %s on %s, %s", rateOf(v.SampleHits, v.SampleRuns),
+		rateOf(v.BasisHits, v.BasisRuns), v.BasisLabel, pPhrase(v.P))
+}
+
+// Geometry of the trend chart.
+const (
+	trendWidth  = 600
+	trendLeft   = 44
+	trendRight  = 556
+	trendTop    = 16
+	trendBottom = 150
+	trendWeeks  = 12 // at most, the newest
+	trendLines  = 6  // edges drawn, at most
+	legendTop   = 206
+	legendRow   = 18
+)
+
+// trendChart is a symptom's weekly rate, one line per edge.
+type trendChart struct {
+	ID, Title, Desc string
+	Width, Height   int
+	Grid            []gridLine
+	Weeks           []tick
+	Series          []series
+	Omitted         int // edges with runs that are not drawn
+	Left, Right     int
+	Top, Bottom     int
+	LabelY          int
+}
+
+type gridLine struct {
+	Y     string
+	Label string
+}
+
+type series struct {
+	Edge     string
+	Color    string
+	Segments []string // polyline points; a week without runs breaks the line
+	Points   []point
+	LegendX  int
+	LegendY  int
+}
+
+type point struct {
+	X, Y  string
+	Title string
+}
+
+// mondays are the weeks the trends show: the newest trendWeeks up to the
+// newest week with runs of any symptom, from the first of them with runs
+// (and not before since's week).
+func mondays(weekly map[string][]db.WeeklyRate, since time.Time) []time.Time {
+	var newest time.Time
+	seen := map[time.Time]bool{}
+	for _, ws := range weekly {
+		for _, w := range ws {
+			seen[w.WeekStart] = true
+			if w.WeekStart.After(newest) {
+				newest = w.WeekStart
+			}
+		}
+	}
+	if newest.IsZero() {
+		return nil
+	}
+	var out []time.Time
+	for i := trendWeeks - 1; i >= 0; i-- {
+		m := newest.AddDate(0, 0, -7*i)
+		if len(out) == 0 && !seen[m] || !since.IsZero() && !m.AddDate(0, 0, 7).After(since) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// trendOf draws a symptom's weekly rates on weeks: the edges with the most
+// runs showing it first, at most trendLines of them.
+func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time) (trendChart, bool) {
+	c := trendChart{ID: "trend-" + symptom, Width: trendWidth, Left: trendLeft, Right: trendRight,
+		Top: trendTop, Bottom: trendBottom, LabelY: trendBottom + 20}
+	if len(weeks) == 0 {
+		return c, false
+	}
+	index := map[time.Time]int{}
+	for i, m := range weeks {
+		index[m] = i
+	}
+	type edgeWeeks struct {
+		edge       string
+		hits, runs int
+		weeks      []db.WeeklyRate
+	}
+	byEdge := map[string]*edgeWeeks{}
+	var edges []*edgeWeeks
+	for _, w := range weekly {
+		if _, ok := index[w.WeekStart]; !ok {
+			continue
+		}
+		e := byEdge[w.Edge]
+		if e == nil {
+			e = &edgeWeeks{edge: w.Edge}
+			byEdge[w.Edge] = e
+			edges = append(edges, e)
+		}
+		e.hits += w.Hits
+		e.runs += w.Runs
+		e.weeks = append(e.weeks, w)
+	}
+	if len(edges) == 0 {
+		return c, false
+	}
+	slices.SortFunc(edges, func(a, b *edgeWeeks) int {
+		return cmp.Or(-cmp.Compare(a.hits, b.hits), -cmp.Compare(a.runs, b.runs), cmp.Compare(a.edge, b.edge))
+	})
+	if len(edges) > trendLines {
+		c.Omitted = len(edges) - trendLines
+		edges = edges[:trendLines]
+	}
+	step := float64(trendRight-trendLeft) / float64(max(len(weeks)-1, 1))
+	xOf := func(i int) float64 { return trendLeft + step*float64(i) }
+	if len(weeks) == 1 {
+		xOf = func(int) float64 { return (trendLeft + trendRight) / 2 }
+	}
+	yOf := func(rate float64) float64 { return trendBottom - rate*(trendBottom-trendTop) }
+	for _, p := range []int{0, 25, 50, 75, 100} {
+		c.Grid = append(c.Grid, gridLine{Y: fx(yOf(float64(p) / 100)), Label: fmt.Sprintf("%d%%", p)})
+	}
+	every := 1
+	if len(weeks) > 8 {
+		every = 2
+	}
+	for i, m := range weeks {
+		if (len(weeks)-1-i)%every == 0 {
+			c.Weeks = append(c.Weeks, tick{X: fx(xOf(i)), Label: m.Format("Jan 2")})
+		}
+	}
+	var desc []string
+	for n, e := range edges {
+		s := series{Edge: e.edge, Color: trendColors[n%len(trendColors)],
+			LegendX: trendLeft + (n%2)*270, LegendY: legendTop + (n/2)*legendRow}
+		var seg []string
+		last := -2
+		var parts []string
+		for _, w := range e.weeks {
+			i := index[w.WeekStart]
+			if i != last+1 && len(seg) > 0 {
+				s.Segments = append(s.Segments, strings.Join(seg, " "))
+				seg = nil
+			}
+			x, y := fx(xOf(i)), fx(yOf(w.Rate))
+			seg = append(seg, x+","+y)
+			s.Points = append(s.Points, point{X: x, Y: y,
+				Title: fmt.Sprintf("%s, week of %s (%s): %s", e.edge, w.WeekStart.Format(time.DateOnly), w.Week, rateOf(w.Hits, w.Runs))})
+			parts = append(parts, fmt.Sprintf("%s %s", w.Week, rateOf(w.Hits, w.Runs)))
+			last = i
+		}
+		if len(seg) > 0 {
+			s.Segments = append(s.Segments, strings.Join(seg, " "))
+		}
+		c.Series = append(c.Series, s)
+		desc = append(desc, e.edge+": "+strings.Join(parts, ", ")+".")
+	}
+	// Drawn last, the edge with the most hits is on top.
+	slices.Reverse(c.Series)
+	c.Height = legendTop + ((len(c.Series)+1)/2)*legendRow + 4
+	c.Title = fmt.Sprintf("%s: weekly rate of runs showing it, per edge, %s to %s", title,
+		weeks[0].Format(time.DateOnly), weeks[len(weeks)-1].Format(time.DateOnly))
+	c.Desc = strings.Join(desc, " ")
+	return c, true
+}
+
+// chartP is a p-value beside a verdict in a chart, nothing without one.
+func chartP(p float64) string {
+	if math.IsNaN(p) {
+		return ""
+	}
+	return pPhrase(p)
+}

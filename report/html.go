@@ -1,0 +1,112 @@
+package report
+
+import (
+	_ "embed"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+//go:embed page.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"pct1":   pct1,
+	"pvalue": pValue,
+	"add":    func(a, b int) int { return a + b },
+	"sub":    func(a, b int) int { return a - b },
+}).Parse(pageTemplate))
+
+// section is one symptom on the page: its charts.
+type section struct {
+	ID, Title, Bug string
+	Verdict        string // the symptom's most pressing verdict
+	VerdictColor   string
+	Bars           barChart
+	HasBars        bool
+	Trend          trendChart
+	HasTrend       bool
+}
+
+type pageData struct {
+	Heading string
+	Scope   string
+	Counts  string
+	// RowCount is "42 rows".
+	RowCount string
+	Rows     []db.SymptomVerdict
+	// Sections are the symptoms with a hit on either side, the most
+	// pressing first; Quiet the others.
+	Sections []section
+	Quiet    []string
+	Filters  []string
+	Colors   struct{ Sample, Basis string }
+	// VerdictCSS colours the verdicts' text and pills.
+	VerdictCSS template.CSS
+}
+
+// verdictCSS is the style of every verdict: text in its colour (svg text
+// by fill), pills on it.
+func verdictCSS() template.CSS {
+	var b strings.Builder
+	for _, v := range verdictOrder {
+		c := verdictColor(v)
+		b.WriteString(".v-" + v + " { color: " + c + "; fill: " + c + "; } .bg-" + v + " { background: " + c + "; }\n  ")
+	}
+	return template.CSS(b.String())
+}
+
+// WriteHTML renders d as one self-contained HTML page: for every symptom a
+// chart of its rate per scope key (the basis beside the sample, with the
+// verdict) and of its weekly trend per edge (when d has the weekly rates),
+// then the verdict table. It needs no network and no JavaScript.
+func WriteHTML(w io.Writer, d Data) error {
+	p := pageData{Heading: heading(d), Scope: scopeTitle(d.Query.by()), Counts: counts(d.Rows), Rows: d.Rows,
+		RowCount: plural(len(d.Rows), "row")}
+	p.Colors.Sample, p.Colors.Basis = colorSample, colorBasis
+	p.VerdictCSS = verdictCSS()
+	if d.Query.Symptom != "" {
+		p.Filters = append(p.Filters, "symptom "+d.Query.Symptom)
+	}
+	if d.Query.Job != nil {
+		p.Filters = append(p.Filters, "jobs matching "+d.Query.Job.String())
+	}
+	if !d.Query.Since.IsZero() {
+		p.Filters = append(p.Filters, "since "+d.Query.Since.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	titles := map[string]db.Symptom{}
+	for _, s := range d.Symptoms {
+		titles[s.ID] = s
+	}
+	weeks := mondays(d.Weekly, d.Query.Since)
+	// The rows are in report order: a symptom's first row is its most
+	// pressing verdict.
+	var order []string
+	for _, v := range d.Rows {
+		if !slices.Contains(order, v.Symptom) {
+			order = append(order, v.Symptom)
+		}
+	}
+	for _, id := range order {
+		s := titles[id]
+		title := strings.TrimSpace(id + " (" + s.Title + ")")
+		sec := section{ID: id, Title: s.Title, Bug: s.Bug}
+		for _, v := range d.Rows {
+			if v.Symptom == id && v.SampleHits+v.BasisHits > 0 {
+				sec.Verdict, sec.VerdictColor = v.Verdict, verdictColor(v.Verdict)
+				break
+			}
+		}
+		sec.Bars, sec.HasBars = barsOf(id, title, d.Query.by(), d.Rows)
+		sec.Trend, sec.HasTrend = trendOf(id, title, d.Weekly[id], weeks)
+		if !sec.HasBars {
+			p.Quiet = append(p.Quiet, id)
+			continue
+		}
+		p.Sections = append(p.Sections, sec)
+	}
+	return page.Execute(w, p)
+}

@@ -1,0 +1,263 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update to write it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./report -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func load(t *testing.T, d *db.DB, q Query) Data {
+	t.Helper()
+	data, err := Load(t.Context(), d, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestGolden renders the fixture in every format.
+func TestGolden(t *testing.T) {
+	d := openFixture(t)
+	tests := []struct {
+		name   string
+		q      Query
+		format string
+	}{
+		{"table_edge.txt", Query{}, FormatTable},
+		{"table_job.txt", Query{By: db.ScopeJob}, FormatTable},
+		{"table_variant.txt", Query{By: db.ScopeVariant}, FormatTable},
+		{"table_pod-network-aws.txt", Query{Symptom: "pod-network-cross-node", By: db.ScopeVariant,
+			Job: regexp.MustCompile(`4\.14-upgrade-from-stable-4\.13-e2e-aws`)}, FormatTable},
+		{"edge.csv", Query{}, FormatCSV},
+		{"edge.json", Query{}, FormatJSON},
+		{"edge.md", Query{}, FormatMarkdown},
+		{"edge.html", Query{Trend: true}, FormatHTML},
+		{"job.html", Query{By: db.ScopeJob, Trend: true}, FormatHTML},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Write(&b, load(t, d, tc.q), tc.format, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+	for _, s := range fixtureSymptoms {
+		for _, f := range []struct{ format, ext string }{{FormatTable, "txt"}, {FormatMarkdown, "md"}, {FormatJSON, "json"}} {
+			if f.format != FormatTable && s.ID != "pod-network-cross-node" {
+				continue
+			}
+			name := "assess_" + s.ID + "." + f.ext
+			t.Run(name, func(t *testing.T) {
+				in, err := LoadAssessment(t.Context(), d, Query{Symptom: s.ID}, analyze.DefaultOptions().MinRuns)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				if err := WriteAssessment(&b, Assess(in), f.format); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, name, b.Bytes())
+			})
+		}
+	}
+}
+
+// TestTableOrder: regressions first, then new, persistent, flake,
+// improved, none, insufficient.
+func TestTableOrder(t *testing.T) {
+	data := load(t, openFixture(t), Query{})
+	last := -1
+	for _, v := range data.Rows {
+		r := verdictRank(v.Verdict)
+		if r < last {
+			t.Fatalf("%s %s (%s) after a %s row", v.Symptom, v.Key, v.Verdict, verdictOrder[last])
+		}
+		last = r
+		if v.Scope != db.ScopeEdge || v.Comparison != db.CompareRelease {
+			t.Errorf("row %s %s %s in a report by edge", v.Scope, v.Key, v.Comparison)
+		}
+	}
+	if data.Rows[0].Symptom != "pod-network-cross-node" || data.Rows[0].Verdict != analyze.VerdictRegression {
+		t.Errorf("first row %+v, want the pod-network regression", data.Rows[0])
+	}
+}
+
+// TestTableColor: colour marks regressions red, new yellow and
+// improvements green, and only when asked; alignment does not change.
+func TestTableColor(t *testing.T) {
+	data := load(t, openFixture(t), Query{})
+	var plain, color bytes.Buffer
+	if err := WriteTable(&plain, data, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&color, data, Options{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "\x1b") {
+		t.Error("escape codes without Color")
+	}
+	stripped := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(color.String(), "")
+	if stripped != plain.String() {
+		t.Errorf("coloured table differs from the plain one beyond the escapes:\n%s", color.String())
+	}
+	for verdict, code := range map[string]string{analyze.VerdictRegression: ansiRed, analyze.VerdictNew: ansiYellow, analyze.VerdictImproved: ansiGreen} {
+		found := false
+		for line := range strings.Lines(color.String()) {
+			if strings.HasSuffix(strings.TrimSpace(line), verdict+ansiReset) {
+				found = true
+				if !strings.HasPrefix(line, code) {
+					t.Errorf("%s row not in its colour: %q", verdict, line)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no coloured %s row", verdict)
+		}
+	}
+}
+
+// TestMachineFormats: CSV, JSON and the table hold the same rows.
+func TestMachineFormats(t *testing.T) {
+	data := load(t, openFixture(t), Query{})
+	var c, j bytes.Buffer
+	if err := WriteCSV(&c, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&j, data); err != nil {
+		t.Fatal(err)
+	}
+	records, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(j.Bytes(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != len(data.Rows)+1 || len(rows) != len(data.Rows) {
+		t.Fatalf("%d CSV records and %d JSON rows for %d rows", len(records), len(rows), len(data.Rows))
+	}
+	for i, name := range records[0] {
+		if _, ok := rows[0][name]; !ok {
+			t.Errorf("CSV column %q is not a JSON field", name)
+		}
+		if got := records[1][i]; name == "verdict" && got != "regression" {
+			t.Errorf("first CSV row's verdict %q", got)
+		}
+	}
+	if len(records[0]) != len(rows[0]) {
+		t.Errorf("%d CSV columns, %d JSON fields", len(records[0]), len(rows[0]))
+	}
+	var empty bytes.Buffer
+	if err := WriteJSON(&empty, Data{}); err != nil || strings.TrimSpace(empty.String()) != "[\n]" {
+		t.Errorf("no rows: %q, %v; want an empty array", empty.String(), err)
+	}
+}
+
+// TestAssessAnswers: the fixture's symptoms get the answers their planted
+// rates call for.
+func TestAssessAnswers(t *testing.T) {
+	d := openFixture(t)
+	tests := []struct {
+		symptom                string
+		regression, flake      string
+		summary                string
+		block                  []string
+		impactedFirst, example string
+	}{
+		{"pod-network-cross-node", AnswerYes, AnswerNo, "A regression on 4.13->4.14 minor: 29% of runs (7/24) against 0% (0/24) on 4.12->4.13 minor, p = 0.0047.",
+			[]string{"4.13->4.14 minor"}, "4.13->4.14 minor: 29% of finished runs (7/24)", "failure"},
+		{"etcd-connection-refused", AnswerNo, AnswerYes, "A flake: intermittent, and every earlier release was as affected; not a regression.",
+			[]string{}, "4.12->4.13 minor: 21% of finished runs (5/24)", "failure"},
+		{"etcd-transport-closing", AnswerNo, AnswerNo, "Persistent: nearly every run shows it, as one release earlier; not a regression.",
+			[]string{}, "4.14 micro: 95% of finished runs (19/20)", "failure"},
+		{"cni-default-network-missing", AnswerNo, AnswerYes, "", []string{}, "4.13 micro: 45% of finished runs (9/20)", "failure"},
+		{"sdn-rollout-readiness-loss", AnswerWatch, AnswerUnknown, "", []string{}, "4.14 micro: 10% of finished runs (2/20)", "failure"},
+		{"api-unavailable-during-upgrade", AnswerUnknown, AnswerUnknown, "Not enough runs to say whether it is a regression.",
+			[]string{}, "4.11->4.12 minor: 17% of finished runs (1/6; too few runs to rely on)", "failure"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.symptom, func(t *testing.T) {
+			in, err := LoadAssessment(t.Context(), d, Query{Symptom: tc.symptom}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := Assess(in)
+			if a.Regression.Answer != tc.regression || a.Flake.Answer != tc.flake {
+				t.Errorf("regression %q, flake %q; want %q, %q", a.Regression.Answer, a.Flake.Answer, tc.regression, tc.flake)
+			}
+			if tc.summary != "" && a.Summary != tc.summary {
+				t.Errorf("summary %q\nwant    %q", a.Summary, tc.summary)
+			}
+			if strings.Join(a.Impacted.Block, ",") != strings.Join(tc.block, ",") {
+				t.Errorf("edges to block %q, want %q", a.Impacted.Block, tc.block)
+			}
+			if len(a.Impacted.Edges) == 0 || a.Impacted.Edges[0].Text != tc.impactedFirst {
+				t.Errorf("most impacted %+v, want %q", a.Impacted.Edges, tc.impactedFirst)
+			}
+			if len(a.Impact.Examples) == 0 || a.Impact.Examples[0].Result != tc.example ||
+				!strings.HasPrefix(a.Impact.Examples[0].URL, "https://prow.ci.openshift.org/view/gs/") {
+				t.Errorf("examples %+v, want a %s run with its link first", a.Impact.Examples, tc.example)
+			}
+		})
+	}
+}
+
+// TestLoadErrors: an unknown symptom names the known ones; a job pattern
+// that matches nothing says so.
+func TestLoadErrors(t *testing.T) {
+	d := openFixture(t)
+	_, err := Load(t.Context(), d, Query{Symptom: "pod-network"})
+	if err == nil || !strings.Contains(err.Error(), "known: api-unavailable-during-upgrade, cni-default-network-missing") {
+		t.Errorf("unknown symptom: %v", err)
+	}
+	_, err = LoadAssessment(t.Context(), d, Query{Symptom: "nope"}, 10)
+	if err == nil || !strings.Contains(err.Error(), "pod-network-cross-node") {
+		t.Errorf("unknown symptom to assess: %v", err)
+	}
+	_, err = Load(t.Context(), d, Query{Job: regexp.MustCompile("no-such-job")})
+	if err == nil || !strings.Contains(err.Error(), `no job matches "no-such-job"`) {
+		t.Errorf("no job: %v", err)
+	}
+}
+
+// TestWrap keeps a p-value and an edge on one line, and lines short.
+func TestWrap(t *testing.T) {
+	got := wrap("Yes: 4.13->4.14 minor 43% (6/14) against 4.12->4.13 minor 0% (0/14), p = 0.008", "   - ", "     ", 40)
+	want := "   - Yes: 4.13->4.14 minor 43% (6/14)\n     against 4.12->4.13 minor 0% (0/14),\n     p = 0.008"
+	if got != want {
+		t.Errorf("wrap:\n%s\nwant:\n%s", got, want)
+	}
+}

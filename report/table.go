@@ -1,0 +1,160 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// The formats of a verdict report.
+const (
+	FormatTable    = "table"
+	FormatCSV      = "csv"
+	FormatJSON     = "json"
+	FormatMarkdown = "markdown"
+	FormatHTML     = "html"
+)
+
+// Formats are the formats Write takes, the default first.
+var Formats = []string{FormatTable, FormatCSV, FormatJSON, FormatMarkdown, FormatHTML}
+
+// Options change how a report is rendered, not what it says.
+type Options struct {
+	// Color marks rows by verdict with ANSI colours in the table format:
+	// regressions red, new yellow, improvements green. Set it only when the
+	// output is a terminal.
+	Color bool
+}
+
+// Write renders d in format.
+func Write(w io.Writer, d Data, format string, opts Options) error {
+	switch format {
+	case FormatTable, "":
+		return WriteTable(w, d, opts)
+	case FormatCSV:
+		return WriteCSV(w, d)
+	case FormatJSON:
+		return WriteJSON(w, d)
+	case FormatMarkdown:
+		return WriteMarkdown(w, d)
+	case FormatHTML:
+		return WriteHTML(w, d)
+	}
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+// ANSI colours of the verdicts worth a glance.
+const (
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiGreen  = "\x1b[32m"
+	ansiReset  = "\x1b[0m"
+)
+
+func verdictANSI(v string) string {
+	switch v {
+	case analyze.VerdictRegression:
+		return ansiRed
+	case analyze.VerdictNew:
+		return ansiYellow
+	case analyze.VerdictImproved:
+		return ansiGreen
+	}
+	return ""
+}
+
+// cells are a row's columns as the table and Markdown show them.
+func cells(v db.SymptomVerdict) []string {
+	return []string{v.Symptom, v.Key, v.Comparison,
+		v.SampleLabel, strconv.Itoa(v.SampleRuns), strconv.Itoa(v.SampleHits), pct1(v.SampleRate),
+		v.BasisLabel, strconv.Itoa(v.BasisRuns), strconv.Itoa(v.BasisHits), pct1(v.BasisRate),
+		pValue(v.P), v.Verdict}
+}
+
+// headers are the table's and Markdown's column names for a scope.
+func headers(scope string) []string {
+	return []string{"SYMPTOM", scopeTitle(scope), "COMPARISON",
+		"SAMPLE", "RUNS", "HITS", "RATE",
+		"BASIS", "RUNS", "HITS", "RATE",
+		"P", "VERDICT"}
+}
+
+// heading says what the rows compare.
+func heading(d Data) string {
+	switch d.Query.by() {
+	case db.ScopeJob:
+		return "Symptoms by job: the last days against the weeks before (window comparison)."
+	case db.ScopeVariant:
+		return "Symptoms by variant: each edge, platform and network against the same one a release earlier (release comparison)."
+	}
+	return "Symptoms by edge: each upgrade edge against the same-shaped edge one release earlier (release comparison)."
+}
+
+// WriteTable renders d as an aligned table for a terminal, regressions
+// first, with a heading and a count of verdicts.
+func WriteTable(w io.Writer, d Data, opts Options) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, heading(d))
+	if len(d.Rows) == 0 {
+		fmt.Fprintln(bw, noVerdicts(d.Query))
+		return bw.Flush()
+	}
+	fmt.Fprintln(bw)
+	// Aligned first, coloured after: tabwriter would count the escape
+	// codes as width.
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(headers(d.Query.by()), "\t"))
+	for _, v := range d.Rows {
+		fmt.Fprintln(tw, strings.Join(cells(v), "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(buf.String(), "\n")
+	for i, line := range lines {
+		if line == "" {
+			continue
+		}
+		line = strings.TrimRight(line, " \n")
+		if c := verdictANSI(rowVerdict(d.Rows, i)); opts.Color && c != "" {
+			line = c + line + ansiReset
+		}
+		fmt.Fprintln(bw, line)
+	}
+	fmt.Fprintf(bw, "\n%s: %s. Details of one symptom: prowcrawl report --assess SYMPTOM\n", plural(len(d.Rows), "row"), counts(d.Rows))
+	return bw.Flush()
+}
+
+// rowVerdict is the verdict of the table's line i (0 is the header).
+func rowVerdict(rows []db.SymptomVerdict, line int) string {
+	if line < 1 || line > len(rows) {
+		return ""
+	}
+	return rows[line-1].Verdict
+}
+
+// plural is "1 row", "2 rows".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// noVerdicts says why a report is empty.
+func noVerdicts(q Query) string {
+	const how = "Verdicts are computed at the end of every crawl, or by 'prowcrawl analyze'."
+	if !q.Since.IsZero() {
+		return "No verdicts computed since " + q.Since.UTC().Format(time.RFC3339) + " match. " + how
+	}
+	return "No verdicts match. " + how
+}
