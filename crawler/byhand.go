@@ -56,7 +56,7 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, path string) (Find
 	rr := &runReader{}
 	var objs []Entry
 	if only != "" {
-		objs = []Entry{{Name: only}}
+		objs = []Entry{{Name: only, Size: st.Size()}}
 	} else if objs, err = src.List(ctx, Query{}); err != nil {
 		return f, err
 	}

@@ -65,6 +65,7 @@ type Summary struct {
 	Pending  int           // runs stored as still running
 	Errors   int           // runs stored with fetch_status error or partial
 	Skipped  int           // runs read but outside --since/--until
+	Unlisted int           // jobs whose builds could not be listed (listed again next time)
 	Objects  int64         // objects read
 	Bytes    int64         // bytes read
 	Duration time.Duration // wall time
@@ -133,8 +134,9 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 		}
 	}
 
-	plans, err := c.discover(ctx)
-	sum.Jobs = len(plans)
+	plans, unlisted, err := c.discover(ctx)
+	sum.Jobs = len(plans) + unlisted
+	sum.Unlisted = unlisted
 	if err == nil {
 		err = c.fetchAll(ctx, plans, &sum)
 	}
@@ -151,7 +153,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 		crawl.Status = "interrupted"
 	case err != nil:
 		crawl.Status = "failed"
-	case sum.Errors > 0:
+	case sum.Errors > 0 || sum.Unlisted > 0:
 		crawl.Status = "partial"
 	default:
 		crawl.Status = "ok"
@@ -162,8 +164,14 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
-	if err == nil && sum.Errors > 0 {
+	switch {
+	case err != nil:
+	case sum.Errors > 0 && sum.Unlisted > 0:
+		err = fmt.Errorf("%w: %d runs recorded with errors and %d jobs not listed, to be read again next time", ErrRunsFailed, sum.Errors, sum.Unlisted)
+	case sum.Errors > 0:
 		err = fmt.Errorf("%w: %d runs recorded with errors, to be read again next time", ErrRunsFailed, sum.Errors)
+	case sum.Unlisted > 0:
+		err = fmt.Errorf("%w: %d jobs could not be listed, to be listed again next time", ErrRunsFailed, sum.Unlisted)
 	}
 	return sum, err
 }

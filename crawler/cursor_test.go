@@ -1,8 +1,11 @@
 package crawler
 
 import (
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/db"
 )
 
 // TestCursorWaitsForSlowRuns: runs finish out of order, and the cursor must
@@ -39,5 +42,40 @@ func TestCursorNeverMovesBack(t *testing.T) {
 	tr := newCursorTracker("b", "j", []int64{1, 2}, nil, 7)
 	if cur, ok := tr.advance(); ok {
 		t.Fatalf("cursor moved back from 7 to %d", cur.BuildID)
+	}
+}
+
+// TestCursorRestsOnStoredRun: a crawl stopped before its cursor caught up
+// leaves runs stored above the cursor. When the next crawl's cursor comes
+// to rest on one of them, it carries that run's start time, as the cursor
+// of an uninterrupted crawl does.
+func TestCursorRestsOnStoredRun(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	const job = "a-4.14-upgrade"
+	files := map[string]string{}
+	for id := 1; id <= 3; id++ {
+		dir := fmt.Sprintf("logs/%s/%d/", job, id)
+		files[dir+"started.json"] = started(t0.Add(time.Duration(id) * time.Minute))
+		files[dir+"finished.json"] = finished(t0.Add(time.Hour), "SUCCESS")
+	}
+	src, err := NewDir(writeTree(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openDB(t)
+	// What the stopped crawl stored: runs 2 and 3, but no cursor, since
+	// run 1 was still being read.
+	for id := int64(2); id <= 3; id++ {
+		rec := db.Record{Job: db.Job{Name: job}, Run: db.Run{BuildID: id, Bucket: src.Bucket(), Path: fmt.Sprintf("logs/%s/%d", job, id),
+			StartedAt: t0.Add(time.Duration(id) * time.Minute), Result: "success", FetchStatus: "complete"}}
+		if err := d.Write(t.Context(), []db.Record{rec}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := New(src, d, Config{Jobs: upgradeJobs, Since: t0.Add(-time.Hour)}).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := query(t, d, `SELECT build_id, started_at FROM crawl_cursors`); len(got) != 1 || got[0] != "3|2026-11-20T10:03:00Z" {
+		t.Errorf("cursor %q, want run 3 with its start", got)
 	}
 }

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -34,7 +35,7 @@ type task struct {
 	presubmit bool
 	id        int64
 	path      string // run directory without trailing slash; "" until resolved
-	link      string // presubmit link object naming the run directory
+	link      Entry  // presubmit link object naming the run directory
 	known     bool   // stored before
 	listed    bool   // part of this crawl's listing (moves the cursor)
 }
@@ -46,26 +47,37 @@ type jobPlan struct {
 	cursor *cursorTracker
 }
 
-// discover lists the matching jobs and, for each, the runs to read.
-func (c *Crawler) discover(ctx context.Context) ([]*jobPlan, error) {
+// discover lists the matching jobs and, for each, the runs to read. A job
+// whose builds cannot be listed is logged, counted in unlisted and left
+// for the next crawl; only a bucket that cannot be listed at all, or a
+// database error, stops the crawl.
+func (c *Crawler) discover(ctx context.Context) (plans []*jobPlan, unlisted int, err error) {
 	jobs, err := c.listJobs(ctx, "logs/", false)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if c.cfg.Presubmits {
 		pre, err := c.listJobs(ctx, "pr-logs/directory/", true)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		jobs = append(jobs, pre...)
 	}
 	c.log.Info("jobs matched", "jobs", len(jobs))
 	var mu sync.Mutex
-	plans := make([]*jobPlan, 0, len(jobs))
+	plans = make([]*jobPlan, 0, len(jobs))
 	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError()
 	for _, j := range jobs {
 		p.Go(func(ctx context.Context) error {
 			plan, err := c.planJob(ctx, j)
+			var le listError
+			if errors.As(err, &le) && ctx.Err() == nil {
+				c.log.Warn("job not listed; it is listed again next time", "job", j.name, "error", err.Error())
+				mu.Lock()
+				unlisted++
+				mu.Unlock()
+				return nil
+			}
 			if err != nil {
 				return err
 			}
@@ -76,11 +88,17 @@ func (c *Crawler) discover(ctx context.Context) ([]*jobPlan, error) {
 		})
 	}
 	if err := p.Wait(); err != nil {
-		return nil, err
+		return nil, unlisted, err
 	}
 	slices.SortFunc(plans, func(a, b *jobPlan) int { return strings.Compare(a.job, b.job) })
-	return plans, nil
+	return plans, unlisted, nil
 }
+
+// listError is a job's listing that failed after the source's retries.
+type listError struct{ err error }
+
+func (e listError) Error() string { return e.err.Error() }
+func (e listError) Unwrap() error { return e.err }
 
 // listJobs lists the job directories under prefix that match --job.
 func (c *Crawler) listJobs(ctx context.Context, prefix string, presubmit bool) ([]jobRef, error) {
@@ -148,7 +166,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	}
 	ents, err := c.src.List(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list builds of %s: %w", j.name, err)
+		return nil, listError{fmt.Errorf("list builds of %s: %w", j.name, err)}
 	}
 
 	plan := &jobPlan{job: j.name}
@@ -164,7 +182,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 				continue
 			}
 			base = idText
-			t.link = e.Name
+			t.link = e
 		} else if !e.Prefix {
 			continue // latest-build.txt and other files
 		}
@@ -200,6 +218,13 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	}
 	slices.Sort(listed)
 	plan.cursor = newCursorTracker(bucket, j.name, listed, plan.tasks, cur.BuildID)
+	// The cursor may come to rest on a run stored by an earlier crawl that
+	// was stopped before its cursor caught up: it carries that run's start.
+	for _, id := range listed {
+		if st, ok := states[id]; ok && !st.StartedAt.IsZero() {
+			plan.cursor.started[id] = st.StartedAt
+		}
+	}
 
 	// Runs that were pending or could not be read last time are read again,
 	// wherever the listing started.

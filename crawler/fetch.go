@@ -83,6 +83,11 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 	}
 	rec.Errors = rr.errs
 	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// Whatever was cut off by the deadline, the run is incomplete,
+		// even where a parser took the cut for the end of a file.
+		run.FetchStatus = "error"
+		run.FetchError = fmt.Sprintf("the run was not read within its time limit (%s)", c.cfg.RunTimeout)
 	case err != nil:
 		run.FetchStatus = "error"
 		run.FetchError = err.Error()
@@ -107,15 +112,15 @@ var errOutsideWindow = errors.New("run outside the time window")
 // keep is asked with the start time whether to go on. A returned error means
 // the run's metadata could not be read; lesser problems are recorded in rr.
 func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run *db.Run, rec *db.Record, rr *runReader, keep func(time.Time) bool) error {
-	names := make(map[string]bool, len(objs))
+	names := make(map[string]Entry, len(objs))
 	for _, o := range objs {
-		names[strings.TrimPrefix(o.Name, prefix)] = true
+		names[strings.TrimPrefix(o.Name, prefix)] = o
 	}
-	if !names["started.json"] {
+	if _, ok := names["started.json"]; !ok {
 		return fmt.Errorf("%sstarted.json: %w", prefix, ErrNotExist)
 	}
 	var started prow.Started
-	if err := c.readJSON(ctx, prefix+"started.json", func(b []byte) (err error) {
+	if err := c.readJSON(ctx, names["started.json"], func(b []byte) (err error) {
 		started, err = prow.ParseStarted(b)
 		return err
 	}, rr); err != nil {
@@ -127,8 +132,8 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 	}
 
 	var pj prow.ProwJob
-	if names["prowjob.json"] {
-		_ = c.readJSON(ctx, prefix+"prowjob.json", func(b []byte) (err error) {
+	if o, ok := names["prowjob.json"]; ok {
+		_ = c.readJSON(ctx, o, func(b []byte) (err error) {
 			pj, err = prow.ParseProwJob(b)
 			return err
 		}, rr)
@@ -137,9 +142,9 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 			rec.Job.Type = pj.Type
 		}
 	}
-	if names["finished.json"] {
+	if o, ok := names["finished.json"]; ok {
 		var fin prow.Finished
-		err := c.readJSON(ctx, prefix+"finished.json", func(b []byte) (err error) {
+		err := c.readJSON(ctx, o, func(b []byte) (err error) {
 			fin, err = prow.ParseFinished(b)
 			return err
 		}, rr)
@@ -187,7 +192,7 @@ func (c *Crawler) classify(ctx context.Context, prefix string, objs []Entry, inf
 		if !c.cfg.Rules.Wants(rel) {
 			continue
 		}
-		rc, err := c.rd.open(ctx, o.Name, &rr.count)
+		rc, err := c.rd.open(ctx, o, &rr.count)
 		if err != nil {
 			rr.fail(o.Name, "read", err)
 			continue
@@ -217,8 +222,9 @@ func (c *Crawler) classify(ctx context.Context, prefix string, objs []Entry, inf
 
 // readJSON reads a small metadata object and parses it. A read error is
 // returned (and recorded); a parse error is only recorded.
-func (c *Crawler) readJSON(ctx context.Context, name string, parse func([]byte) error, rr *runReader) error {
-	b, err := c.rd.readAll(ctx, name, maxMetadata, &rr.count)
+func (c *Crawler) readJSON(ctx context.Context, obj Entry, parse func([]byte) error, rr *runReader) error {
+	name := obj.Name
+	b, err := c.rd.readAll(ctx, obj, maxMetadata, &rr.count)
 	if err != nil {
 		kind := "read"
 		if errors.Is(err, ErrTooLarge) {
@@ -242,7 +248,7 @@ func (c *Crawler) readTests(ctx context.Context, prefix string, objs []Entry, rr
 		if !isJUnit(strings.TrimPrefix(o.Name, prefix)) {
 			continue
 		}
-		got, err := c.parseJUnit(ctx, o.Name, &rr.count)
+		got, err := c.parseJUnit(ctx, o, &rr.count)
 		if err != nil {
 			kind := "parse"
 			switch {
@@ -270,8 +276,9 @@ func isReadErr(err error) bool {
 	return errors.As(err, &re)
 }
 
-func (c *Crawler) parseJUnit(ctx context.Context, name string, run *counter) ([]prow.TestCase, error) {
-	rc, err := c.rd.open(ctx, name, run)
+func (c *Crawler) parseJUnit(ctx context.Context, obj Entry, run *counter) ([]prow.TestCase, error) {
+	name := obj.Name
+	rc, err := c.rd.open(ctx, obj, run)
 	if err != nil {
 		return nil, readErr{err}
 	}
@@ -284,7 +291,8 @@ func (c *Crawler) parseJUnit(ctx context.Context, name string, run *counter) ([]
 	case lr.err != nil:
 		return nil, readErr{fmt.Errorf("read %s: %w", name, lr.err)}
 	case err != nil:
-		return nil, fmt.Errorf("parse %s: %w", name, err)
+		// The cases before the problem are real: keep them.
+		return cases, fmt.Errorf("parse %s: %w", name, err)
 	}
 	return cases, nil
 }
@@ -300,6 +308,16 @@ type capReader struct {
 
 func (c *capReader) Read(p []byte) (int, error) {
 	if c.left <= 0 {
+		// At the cap: the object is over it only if it goes on.
+		var one [1]byte
+		_, err := io.ReadFull(c.r, one[:])
+		switch {
+		case err == io.EOF:
+			return 0, io.EOF
+		case err != nil:
+			c.err = err
+			return 0, err
+		}
 		c.over = true
 		return 0, ErrTooLarge
 	}
@@ -317,17 +335,17 @@ func (c *capReader) Read(p []byte) (int, error) {
 // readClusterVersion reads the run's clusterversion.json: gather-extra's in
 // multi-stage jobs, the target directory's in template-era jobs.
 func (c *Crawler) readClusterVersion(ctx context.Context, prefix string, objs []Entry, rr *runReader) (prow.ClusterVersion, bool) {
-	var best string
+	var best Entry
 	for _, o := range objs {
 		rel := strings.TrimPrefix(o.Name, prefix)
 		if !strings.HasPrefix(rel, "artifacts/") || path.Base(rel) != "clusterversion.json" {
 			continue
 		}
-		if best == "" || (strings.Contains(rel, "/gather-extra/") && !strings.Contains(best, "/gather-extra/")) {
-			best = o.Name
+		if best.Name == "" || (strings.Contains(rel, "/gather-extra/") && !strings.Contains(best.Name, "/gather-extra/")) {
+			best = o
 		}
 	}
-	if best == "" {
+	if best.Name == "" {
 		return prow.ClusterVersion{}, false
 	}
 	var cv prow.ClusterVersion

@@ -9,8 +9,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
 )
@@ -28,7 +31,35 @@ type GCSOptions struct {
 	// HTTPClient, when set, carries every request (tests use it to count or
 	// disturb requests).
 	HTTPClient *http.Client
+
+	// MaxAttempts bounds the attempts of one request: the first and its
+	// retries. Reads and listings are idempotent, so every request is
+	// retried on 408, 429, 5xx, connection resets and bodies cut short.
+	// 0 means DefaultMaxAttempts; 1 turns retries off.
+	MaxAttempts int
+	// InitialBackoff and MaxBackoff bound the wait before a retry: it
+	// doubles from InitialBackoff up to MaxBackoff, and each wait is drawn
+	// at random below its bound (full jitter), so that workers retrying at
+	// once do not retry in step. 0 means the defaults.
+	InitialBackoff, MaxBackoff time.Duration
+	// RequestTimeout bounds a request that makes no progress: a listing
+	// page or the opening of an object (retries included) that takes
+	// longer fails, and so does a read that delivers no byte for that
+	// long. 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
+
+// Defaults of GCSOptions.
+const (
+	DefaultMaxAttempts    = 6
+	DefaultRequestTimeout = time.Minute
+	defaultInitialBackoff = 500 * time.Millisecond
+	defaultMaxBackoff     = 16 * time.Second
+)
+
+// ErrStalled is returned (wrapped) for a bucket request that made no
+// progress within GCSOptions.RequestTimeout.
+var ErrStalled = errors.New("no progress")
 
 // GCS is a Source over a Google Cloud Storage bucket. It honours
 // STORAGE_EMULATOR_HOST, so any GCS-API server can stand in for GCS.
@@ -38,6 +69,7 @@ type GCS struct {
 	name     string
 	prefix   string // "" or "some/prefix/"
 	pageSize int
+	timeout  time.Duration
 }
 
 var _ Source = (*GCS)(nil)
@@ -63,18 +95,46 @@ func NewGCS(ctx context.Context, bucketURL string, opts GCSOptions) (*GCS, error
 	if err != nil {
 		return nil, fmt.Errorf("gcs client for %s: %w", bucketURL, err)
 	}
+	// Handles copy the client's retry settings when made: set them first.
+	setRetry(client, opts)
 	g := NewGCSFromClient(client, name, prefix)
 	g.pageSize = opts.PageSize
+	if opts.RequestTimeout > 0 {
+		g.timeout = opts.RequestTimeout
+	}
 	return g, nil
 }
 
+// setRetry configures the client's retries.
+func setRetry(client *storage.Client, opts GCSOptions) {
+	attempts := opts.MaxAttempts
+	if attempts <= 0 {
+		attempts = DefaultMaxAttempts
+	}
+	initial, maxWait := opts.InitialBackoff, opts.MaxBackoff
+	if initial <= 0 {
+		initial = defaultInitialBackoff
+	}
+	if maxWait <= 0 {
+		maxWait = defaultMaxBackoff
+	}
+	// The client retries until its context ends by default; a bound on
+	// attempts turns a bucket that keeps failing into a recorded error.
+	client.SetRetry(
+		storage.WithPolicy(storage.RetryAlways),
+		storage.WithBackoff(gax.Backoff{Initial: initial, Max: max(initial, maxWait), Multiplier: 2}),
+		storage.WithMaxAttempts(attempts),
+	)
+}
+
 // NewGCSFromClient wraps an existing client, as tests do with the client of
-// an in-process fake-gcs-server.
+// an in-process fake-gcs-server. The client's retry settings are left as
+// they are; requests time out after DefaultRequestTimeout.
 func NewGCSFromClient(client *storage.Client, bucket, prefix string) *GCS {
 	if prefix != "" && !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
-	return &GCS{client: client, bkt: client.Bucket(bucket), name: bucket, prefix: prefix}
+	return &GCS{client: client, bkt: client.Bucket(bucket), name: bucket, prefix: prefix, timeout: DefaultRequestTimeout}
 }
 
 func splitGSURL(u string) (bucket, prefix string, err error) {
@@ -99,47 +159,135 @@ func (g *GCS) Bucket() string { return g.name }
 // Close closes the client.
 func (g *GCS) Close() error { return g.client.Close() }
 
-// List lists objects page by page, asking only for names and sizes.
+// List lists objects page by page, asking only for names, sizes and
+// encodings. A page that does not arrive within the request timeout, its
+// retries included, fails the listing.
 func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
 	sq := &storage.Query{Prefix: g.prefix + q.Prefix, Delimiter: q.Delimiter}
 	if q.StartOffset != "" {
 		sq.StartOffset = g.prefix + q.StartOffset
 	}
-	if err := sq.SetAttrSelection([]string{"Name", "Size"}); err != nil {
+	if err := sq.SetAttrSelection([]string{"Name", "Size", "ContentEncoding"}); err != nil {
 		return nil, fmt.Errorf("list %s: %w", q.Prefix, err)
 	}
+	ctx, wd := newWatchdog(ctx, g.timeout)
+	defer wd.stop()
 	it := g.bkt.Objects(ctx, sq)
 	if g.pageSize > 0 {
 		it.PageInfo().MaxSize = g.pageSize
 	}
 	var out []Entry
 	for {
+		wd.kick()
 		a, err := it.Next()
+		wd.pause()
 		if errors.Is(err, iterator.Done) {
 			// Each page holds objects, then prefixes: merge them into one order.
 			sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("list gs://%s/%s%s: %w", g.name, g.prefix, q.Prefix, err)
+			return nil, fmt.Errorf("list gs://%s/%s%s: %w", g.name, g.prefix, q.Prefix, wd.explain(err))
 		}
 		if a.Prefix != "" {
 			out = append(out, Entry{Name: strings.TrimPrefix(a.Prefix, g.prefix), Prefix: true})
 			continue
 		}
-		out = append(out, Entry{Name: strings.TrimPrefix(a.Name, g.prefix), Size: a.Size})
+		out = append(out, Entry{Name: strings.TrimPrefix(a.Name, g.prefix), Size: a.Size, Encoding: a.ContentEncoding})
 	}
 }
 
 // Open opens an object. Objects stored with Content-Encoding gzip arrive
-// decompressed (the client asks for transcoding).
+// decompressed (the client asks for transcoding). Opening fails when no
+// answer arrives within the request timeout, retries included, and the
+// returned reader fails when no byte arrives for that long. A body cut
+// short is resumed by the client where it broke off; one that still ends
+// early is an error, never a short object.
 func (g *GCS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	ctx, wd := newWatchdog(ctx, g.timeout)
+	wd.kick()
 	r, err := g.bkt.Object(g.prefix + name).NewReader(ctx)
-	if errors.Is(err, storage.ErrObjectNotExist) {
-		return nil, fmt.Errorf("read gs://%s/%s%s: %w", g.name, g.prefix, name, ErrNotExist)
-	}
+	wd.pause()
+	err = wd.explain(err)
 	if err != nil {
+		wd.stop()
+		if errors.Is(err, storage.ErrObjectNotExist) {
+			err = ErrNotExist
+		}
 		return nil, fmt.Errorf("read gs://%s/%s%s: %w", g.name, g.prefix, name, err)
 	}
-	return r, nil
+	return &gcsReader{r: r, wd: wd}, nil
+}
+
+// gcsReader guards a download against stalls and short bodies.
+type gcsReader struct {
+	r  *storage.Reader
+	wd *watchdog
+}
+
+func (g *gcsReader) Read(p []byte) (int, error) {
+	g.wd.kick()
+	n, err := g.r.Read(p)
+	g.wd.pause()
+	if err == io.EOF {
+		// Remain is -1 when unknown (a transcoded object): gzip then
+		// detects a cut itself.
+		if rem := g.r.Remain(); rem > 0 {
+			return n, fmt.Errorf("body ended %d bytes early: %w", rem, io.ErrUnexpectedEOF)
+		}
+		return n, io.EOF
+	}
+	return n, g.wd.explain(err)
+}
+
+func (g *gcsReader) Close() error {
+	err := g.r.Close()
+	g.wd.stop()
+	if errors.Is(err, context.Canceled) {
+		// Our own cancellation of a stalled read, already reported by Read.
+		return nil
+	}
+	return err
+}
+
+// watchdog cancels a request's context when one step of it (opening,
+// a listing page, one read) takes longer than its timeout. The client's
+// own retries run inside the step, so the timeout bounds them too.
+type watchdog struct {
+	cancel  context.CancelCauseFunc
+	timer   *time.Timer
+	timeout time.Duration
+	fired   atomic.Bool
+}
+
+func newWatchdog(ctx context.Context, timeout time.Duration) (context.Context, *watchdog) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	w := &watchdog{cancel: cancel, timeout: timeout}
+	w.timer = time.AfterFunc(timeout, func() {
+		w.fired.Store(true)
+		cancel(w.err())
+	})
+	w.timer.Stop()
+	return ctx, w
+}
+
+func (w *watchdog) err() error { return fmt.Errorf("%w for %s", ErrStalled, w.timeout) }
+
+// kick starts a step; pause ends it.
+func (w *watchdog) kick()  { w.timer.Reset(w.timeout) }
+func (w *watchdog) pause() { w.timer.Stop() }
+
+// stop releases the context.
+func (w *watchdog) stop() {
+	w.timer.Stop()
+	w.cancel(context.Canceled)
+}
+
+// explain replaces the context error the client returns after the
+// watchdog fired by the reason it fired.
+func (w *watchdog) explain(err error) error {
+	if err == nil || err == io.EOF || !w.fired.Load() {
+		return err
+	}
+	return w.err()
 }

@@ -49,7 +49,7 @@ func TestGCSReads(t *testing.T) {
 			}
 			rd := &reader{src: src}
 			for _, name := range []string{"logs/j/1/artifacts/pods/etcd.log", "logs/j/1/artifacts/raw.gz"} {
-				b, err := rd.readAll(t.Context(), name, 1<<20, nil)
+				b, err := rd.readAll(t.Context(), Entry{Name: name, Size: -1}, 1<<20, nil)
 				if err != nil {
 					t.Fatalf("read %s: %v", name, err)
 				}
@@ -57,14 +57,14 @@ func TestGCSReads(t *testing.T) {
 					t.Errorf("read %s = %q, want the decompressed log", name, b)
 				}
 			}
-			b, err := rd.readAll(t.Context(), "logs/j/1/started.json", 1<<20, nil)
+			b, err := rd.readAll(t.Context(), Entry{Name: "logs/j/1/started.json", Size: -1}, 1<<20, nil)
 			if err != nil || string(b) != `{"timestamp":1700000000}` {
 				t.Errorf("read started.json = %q, %v", b, err)
 			}
-			if _, err := rd.readAll(t.Context(), "logs/j/1/finished.json", 1<<20, nil); !errors.Is(err, ErrNotExist) {
+			if _, err := rd.readAll(t.Context(), Entry{Name: "logs/j/1/finished.json", Size: -1}, 1<<20, nil); !errors.Is(err, ErrNotExist) {
 				t.Errorf("read of a missing object: err = %v, want ErrNotExist", err)
 			}
-			if _, err := rd.readAll(t.Context(), "logs/j/1/started.json", 4, nil); !errors.Is(err, ErrTooLarge) {
+			if _, err := rd.readAll(t.Context(), Entry{Name: "logs/j/1/started.json", Size: -1}, 4, nil); !errors.Is(err, ErrTooLarge) {
 				t.Errorf("read past the cap: err = %v, want ErrTooLarge", err)
 			}
 		})
@@ -77,16 +77,16 @@ func TestGCSReads(t *testing.T) {
 // holds.)
 func TestGCSListPaginates(t *testing.T) {
 	var objs []fakestorage.Object
-	for i := range 1200 {
+	for i := range 300 {
 		id := 1000 + i
 		objs = append(objs,
 			obj("ci", fmt.Sprintf("logs/job/%d/started.json", id), []byte("{}")),
 			obj("ci", fmt.Sprintf("pr-logs/directory/job/%d.txt", id), []byte("gs://ci/pr-logs/pull/1/job/1")))
 	}
-	objs = append(objs, obj("ci", "logs/job/latest-build.txt", []byte("2199")))
+	objs = append(objs, obj("ci", "logs/job/latest-build.txt", []byte("1299")))
 	e := newEmulator(t, "ci", objs)
 	// Real GCS pages at 1000 entries; the emulator pages only when asked.
-	src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{PageSize: 500})
+	src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{PageSize: 125})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,10 +96,10 @@ func TestGCSListPaginates(t *testing.T) {
 		minRequests int
 		first, last string
 	}{
-		{q: Query{Prefix: "logs/job/", Delimiter: "/"}, dirs: 1200, files: 1, minRequests: 1, first: "logs/job/1000/", last: "logs/job/latest-build.txt"},
-		{q: Query{Prefix: "pr-logs/directory/job/", Delimiter: "/"}, files: 1200, minRequests: 3, first: "pr-logs/directory/job/1000.txt", last: "pr-logs/directory/job/2199.txt"},
-		{q: Query{Prefix: "logs/"}, files: 1201, minRequests: 3, first: "logs/job/1000/started.json", last: "logs/job/latest-build.txt"},
-		{q: Query{Prefix: "logs/job/", Delimiter: "/", StartOffset: "logs/job/2190"}, dirs: 10, files: 1, minRequests: 1, first: "logs/job/2190/", last: "logs/job/latest-build.txt"},
+		{q: Query{Prefix: "logs/job/", Delimiter: "/"}, dirs: 300, files: 1, minRequests: 1, first: "logs/job/1000/", last: "logs/job/latest-build.txt"},
+		{q: Query{Prefix: "pr-logs/directory/job/", Delimiter: "/"}, files: 300, minRequests: 3, first: "pr-logs/directory/job/1000.txt", last: "pr-logs/directory/job/1299.txt"},
+		{q: Query{Prefix: "logs/"}, files: 301, minRequests: 3, first: "logs/job/1000/started.json", last: "logs/job/latest-build.txt"},
+		{q: Query{Prefix: "logs/job/", Delimiter: "/", StartOffset: "logs/job/1290"}, dirs: 10, files: 1, minRequests: 1, first: "logs/job/1290/", last: "logs/job/latest-build.txt"},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%+v", tc.q), func(t *testing.T) {

@@ -29,8 +29,9 @@ type counter struct {
 }
 
 // readAll reads a whole object of at most limit bytes after decompression.
-func (r *reader) readAll(ctx context.Context, name string, limit int64, run *counter) ([]byte, error) {
-	rc, err := r.open(ctx, name, run)
+func (r *reader) readAll(ctx context.Context, obj Entry, limit int64, run *counter) ([]byte, error) {
+	name := obj.Name
+	rc, err := r.open(ctx, obj, run)
 	if err != nil {
 		return nil, err
 	}
@@ -47,8 +48,11 @@ func (r *reader) readAll(ctx context.Context, name string, limit int64, run *cou
 
 // open returns a stream of the object's decompressed bytes, counted in the
 // crawl's total and in run (which may be nil). Callers that stream must
-// bound what they read themselves.
-func (r *reader) open(ctx context.Context, name string, run *counter) (io.ReadCloser, error) {
+// bound what they read themselves. An object whose bytes end before (or
+// after) the size its listing gave fails at its end, so that a body cut
+// short is never taken for the whole object.
+func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadCloser, error) {
+	name := obj.Name
 	rc, err := r.src.Open(ctx, name)
 	if err != nil {
 		return nil, err
@@ -57,9 +61,15 @@ func (r *reader) open(ctx context.Context, name string, run *counter) (io.ReadCl
 	if run != nil {
 		run.objects.Add(1)
 	}
+	var raw io.Reader = rc
+	if obj.Size >= 0 && obj.Encoding == "" {
+		// A content-encoded object arrives decompressed, so only the
+		// others can be held to their stored size.
+		raw = &sizeReader{r: rc, want: obj.Size}
+	}
 	// Bytes are counted after decompression: the GCS client undoes
 	// Content-Encoding itself, so this is the one count both sources share.
-	br := bufio.NewReaderSize(rc, 32<<10)
+	br := bufio.NewReaderSize(raw, 32<<10)
 	magic, _ := br.Peek(2)
 	var content io.Reader = br
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -71,6 +81,23 @@ func (r *reader) open(ctx context.Context, name string, run *counter) (io.ReadCl
 		content = &gzipErrReader{zr: zr, name: name}
 	}
 	return readCloser{Reader: &countingReader{r: content, total: &r.total, run: run}, close: rc.Close}, nil
+}
+
+// sizeReader fails at the end of an object that delivered another number
+// of bytes than its listing said: a download cut short, or a file of a
+// mirror changed while it was read.
+type sizeReader struct {
+	r         io.Reader
+	want, got int64
+}
+
+func (s *sizeReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.got += int64(n)
+	if err == io.EOF && s.got != s.want {
+		return n, fmt.Errorf("got %d bytes of the %d listed: %w", s.got, s.want, io.ErrUnexpectedEOF)
+	}
+	return n, err
 }
 
 type readCloser struct {

@@ -36,7 +36,11 @@ type Query struct {
 type Entry struct {
 	Name   string
 	Prefix bool
-	Size   int64
+	// Size is the object's size in bytes as stored; -1 when unknown.
+	Size int64
+	// Encoding is the object's Content-Encoding ("gzip" for logs Prow
+	// uploads compressed); its stored size is then not the size read.
+	Encoding string
 }
 
 // ErrNotExist is returned for objects that do not exist.

@@ -34,6 +34,9 @@ type crawlOptions struct {
 	Rules       string
 	GCSAuth     bool
 	JSONReads   bool
+	Retries     int
+	ReqTimeout  time.Duration
+	Wait        bool
 	Log         logOptions
 	Analyze     analyzeOptions
 }
@@ -46,6 +49,8 @@ func defaultCrawlOptions() crawlOptions {
 		Lookback:    "14d",
 		Concurrency: 16,
 		RunTimeout:  10 * time.Minute,
+		Retries:     crawler.DefaultMaxAttempts - 1,
+		ReqTimeout:  crawler.DefaultRequestTimeout,
 		Log:         logOptions{Format: "text", Level: "warn"},
 	}
 }
@@ -66,6 +71,9 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	fs.BoolVar(&o.Presubmits, "presubmits", o.Presubmits, "also crawl presubmit runs under pr-logs/")
 	fs.BoolVar(&o.GCSAuth, "gcs-auth", o.GCSAuth, "use Application Default Credentials instead of anonymous access")
 	fs.BoolVar(&o.JSONReads, "gcs-json-reads", o.JSONReads, "download objects through the GCS JSON API instead of the XML API")
+	fs.IntVar(&o.Retries, "retries", o.Retries, "times a failed bucket request is retried (429, 5xx, resets, cut bodies), with exponential backoff and jitter")
+	fs.DurationVar(&o.ReqTimeout, "request-timeout", o.ReqTimeout, "time allowed for one bucket request, retries included: a listing page, opening an object, or a read that delivers nothing")
+	fs.BoolVar(&o.Wait, "wait", o.Wait, "when another crawl is writing the database, wait for it to finish instead of failing")
 	if cmd == "backfill" {
 		fs.BoolVar(&o.Refetch, "refetch", o.Refetch, "read runs in the range again even when they are stored complete")
 	}
@@ -106,13 +114,27 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		cfg.Progress = progress.New(stderr, "runs")
 	}
 
-	src, err := crawler.Open(ctx, o.Bucket, crawler.GCSOptions{Auth: o.GCSAuth, JSONReads: o.JSONReads})
+	src, err := crawler.Open(ctx, o.Bucket, crawler.GCSOptions{Auth: o.GCSAuth, JSONReads: o.JSONReads,
+		MaxAttempts: o.Retries + 1, RequestTimeout: o.ReqTimeout})
 	if err != nil {
 		return usageError{err}
 	}
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
 	}
+	// One crawl writes a database at a time; the lock goes with the process.
+	lock, err := db.AcquireLock(ctx, o.DB, o.Wait)
+	if le := (*db.LockedError)(nil); errors.As(err, &le) {
+		who := "another crawl"
+		if le.PID > 0 {
+			who += fmt.Sprintf(" (process %d)", le.PID)
+		}
+		return usagef("database %s is being written by %s; try again later, or pass --wait", o.DB, who)
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	defer lock.Release()
 	store, err := db.Open(ctx, o.DB)
 	if err != nil {
 		return usageError{err}
@@ -168,6 +190,12 @@ func (o crawlOptions) config(cmd string, now time.Time) (crawler.Config, error) 
 	}
 	if o.RunTimeout <= 0 {
 		return cfg, usagef("--run-timeout %s: want a positive duration", o.RunTimeout)
+	}
+	if o.Retries < 0 || o.Retries > 100 {
+		return cfg, usagef("--retries %d: want 0 to 100", o.Retries)
+	}
+	if o.ReqTimeout <= 0 {
+		return cfg, usagef("--request-timeout %s: want a positive duration", o.ReqTimeout)
 	}
 	return cfg, nil
 }

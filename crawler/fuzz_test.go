@@ -1,0 +1,79 @@
+package crawler
+
+import (
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openshift-eng/prowcrawl/prow"
+)
+
+// FuzzRunDir: a presubmit link's body comes from the bucket. Whatever it
+// holds, a run directory resolved from it is a clean relative name of the
+// bucket that names a run.
+func FuzzRunDir(f *testing.F) {
+	for _, s := range []string{
+		"gs://test-platform-results/pr-logs/pull/openshift_origin/28000/pull-ci-openshift-origin-master-e2e-aws-upgrade/1722000000000000000",
+		"pr-logs/pull/28000/job/1\n",
+		"gs://b/pr-logs/pull/batch/job/12/",
+		"gs://b/pr-logs/pull/../../etc/passwd",
+		"gs://b/logs/job/1/../../x",
+		"gs://b/pr-logs/pull/a\\b/1/j/2",
+		"\x00",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, link string) {
+		dir, err := runDir(link)
+		if err != nil {
+			return
+		}
+		if !validName(dir) || path.Clean(dir) != dir || !filepath.IsLocal(dir) {
+			t.Fatalf("runDir(%q) = %q, not a clean relative name", link, dir)
+		}
+		if _, ok := prow.ParseRunPath(dir); !ok {
+			t.Fatalf("runDir(%q) = %q, not a run directory", link, dir)
+		}
+	})
+}
+
+// FuzzDirOpen: no object name, listed or made up, opens a file outside
+// the directory of a local source.
+func FuzzDirOpen(f *testing.F) {
+	parent := f.TempDir()
+	if err := os.WriteFile(filepath.Join(parent, "secret"), []byte("secret"), 0o600); err != nil {
+		f.Fatal(err)
+	}
+	root := filepath.Join(parent, "bucket")
+	if err := os.MkdirAll(filepath.Join(root, "logs", "j", "1"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "logs", "j", "1", "started.json"), []byte("{}"), 0o600); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(parent, "secret"), filepath.Join(root, "logs", "link")); err != nil {
+		f.Fatal(err)
+	}
+	src, err := NewDir(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { src.Close() })
+	for _, s := range []string{"logs/j/1/started.json", "../secret", "logs/../../secret", "logs/link", "/etc/passwd", `logs\..\..\secret`, "logs/j/1/\x00", "./logs/j/1/started.json"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		rc, err := src.Open(t.Context(), name)
+		if err != nil {
+			return
+		}
+		defer rc.Close()
+		b, _ := io.ReadAll(io.LimitReader(rc, 64))
+		if strings.Contains(string(b), "secret") || !validName(name) || !filepath.IsLocal(name) {
+			t.Fatalf("Open(%q) read %q", name, b)
+		}
+	})
+}
