@@ -55,11 +55,12 @@ func runAnalysis(ctx context.Context, store *db.DB, opts analyze.Options, stdout
 }
 
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	dbPath := "prowcrawl.db"
+	dbPath, wait := "prowcrawl.db", false
 	var a analyzeOptions
 	fs := pflag.NewFlagSet("analyze", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&dbPath, "db", dbPath, "SQLite database file")
+	fs.BoolVar(&wait, "wait", wait, "when a crawl is writing the database, wait for it to finish instead of failing")
 	a.addFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: prowcrawl analyze [--db PATH] [thresholds]\n\nRecomputes symptom rates and verdicts (crawl and backfill do this at their end).\n\n")
@@ -81,6 +82,11 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if _, err := os.Stat(dbPath); err != nil {
 		return usagef("no database at %s: run 'prowcrawl crawl' first", dbPath)
 	}
+	lock, err := lockDB(ctx, dbPath, wait)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	store, err := db.Open(ctx, dbPath)
 	if err != nil {
 		return usageError{err}

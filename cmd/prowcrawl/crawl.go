@@ -122,17 +122,9 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
 	}
-	// One crawl writes a database at a time; the lock goes with the process.
-	lock, err := db.AcquireLock(ctx, o.DB, o.Wait)
-	if le := (*db.LockedError)(nil); errors.As(err, &le) {
-		who := "another crawl"
-		if le.PID > 0 {
-			who += fmt.Sprintf(" (process %d)", le.PID)
-		}
-		return usagef("database %s is being written by %s; try again later, or pass --wait", o.DB, who)
-	}
+	lock, err := lockDB(ctx, o.DB, o.Wait)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer lock.Release()
 	store, err := db.Open(ctx, o.DB)

@@ -17,8 +17,10 @@ import (
 
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var a analyzeOptions
+	wait := false
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.BoolVar(&wait, "wait", wait, "when a crawl is writing the output database, wait for it to finish instead of failing")
 	a.addFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: prowcrawl merge OUT.db IN.db...
@@ -60,6 +62,11 @@ it was read more completely, or later. Merging again changes nothing.
 			return err
 		}
 	}
+	lock, err := lockDB(ctx, outPath, wait)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	out, err := db.Open(ctx, outPath)
 	if err != nil {
 		return usageError{err}
