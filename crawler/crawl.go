@@ -35,6 +35,9 @@ type Config struct {
 	MaxObjectBytes int64
 	// Presubmits also crawls pr-logs/.
 	Presubmits bool
+	// Shard and Shards split a crawl by job over many crawlers: with Shards
+	// above 1, only jobs whose ShardOf is Shard are crawled.
+	Shard, Shards int
 	// Concurrency bounds the runs read at once (and the jobs listed at once).
 	Concurrency int
 	// RunTimeout bounds the time spent on one run; a run that exceeds it is

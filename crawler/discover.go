@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"path"
 	"slices"
 	"strconv"
@@ -121,6 +122,9 @@ func (c *Crawler) listJobs(ctx context.Context, prefix string, presubmit bool) (
 }
 
 func (c *Crawler) matchJob(name string) bool {
+	if c.cfg.Shards > 1 && ShardOf(name, c.cfg.Shards) != c.cfg.Shard {
+		return false
+	}
 	if len(c.cfg.Jobs) == 0 {
 		return true
 	}
@@ -336,4 +340,12 @@ func runDir(link string) (string, error) {
 		return "", fmt.Errorf("link %q does not name a run directory", link)
 	}
 	return path.Clean(rp.Prefix), nil
+}
+
+// ShardOf is the shard of n that crawls a job: FNV-1a of its name, so that
+// every crawler of a fleet, on any machine and version, agrees.
+func ShardOf(job string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(job))
+	return int(h.Sum32() % uint32(n))
 }

@@ -37,6 +37,8 @@ type crawlOptions struct {
 	Retries     int
 	ReqTimeout  time.Duration
 	Wait        bool
+	Shard       string
+	Shards      int
 	Log         logOptions
 	Analyze     analyzeOptions
 }
@@ -73,6 +75,8 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	fs.BoolVar(&o.JSONReads, "gcs-json-reads", o.JSONReads, "download objects through the GCS JSON API instead of the XML API")
 	fs.IntVar(&o.Retries, "retries", o.Retries, "times a failed bucket request is retried (429, 5xx, resets, cut bodies), with exponential backoff and jitter")
 	fs.DurationVar(&o.ReqTimeout, "request-timeout", o.ReqTimeout, "time allowed for one bucket request, retries included: a listing page, opening an object, or a read that delivers nothing")
+	fs.StringVar(&o.Shard, "shard", o.Shard, "crawl only shard i of N of the jobs (i/N, from 0), split by a stable hash of the job name; merge the shards with 'prowcrawl merge'")
+	fs.IntVar(&o.Shards, "shards", o.Shards, "split into N shards and crawl the one named by JOB_COMPLETION_INDEX (as a Kubernetes Indexed Job sets it)")
 	fs.BoolVar(&o.Wait, "wait", o.Wait, "when another crawl is writing the database, wait for it to finish instead of failing")
 	if cmd == "backfill" {
 		fs.BoolVar(&o.Refetch, "refetch", o.Refetch, "read runs in the range again even when they are stored complete")
@@ -183,6 +187,9 @@ func (o crawlOptions) config(cmd string, now time.Time) (crawler.Config, error) 
 	if o.RunTimeout <= 0 {
 		return cfg, usagef("--run-timeout %s: want a positive duration", o.RunTimeout)
 	}
+	if cfg.Shard, cfg.Shards, err = o.shard(); err != nil {
+		return cfg, err
+	}
 	if o.Retries < 0 || o.Retries > 100 {
 		return cfg, usagef("--retries %d: want 0 to 100", o.Retries)
 	}
@@ -274,4 +281,31 @@ func (l logOptions) logger(w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, usagef("--log-format %q: want text or json", l.Format)
+}
+
+// shard reads --shard i/N, or --shards N with the index from
+// JOB_COMPLETION_INDEX. No sharding is shard 0 of 1.
+func (o crawlOptions) shard() (i, n int, err error) {
+	switch {
+	case o.Shard != "" && o.Shards != 0:
+		return 0, 0, usagef("give --shard i/N or --shards N, not both")
+	case o.Shard != "":
+		if _, err := fmt.Sscanf(o.Shard, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != o.Shard || n < 1 || i < 0 || i >= n {
+			return 0, 0, usagef("--shard %q: want i/N with 0 <= i < N, such as 0/4", o.Shard)
+		}
+		return i, n, nil
+	case o.Shards != 0:
+		if o.Shards < 1 {
+			return 0, 0, usagef("--shards %d: want a positive count", o.Shards)
+		}
+		env, ok := os.LookupEnv("JOB_COMPLETION_INDEX")
+		if !ok {
+			return 0, 0, usagef("--shards needs JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job); use --shard i/N elsewhere")
+		}
+		if _, err := fmt.Sscanf(env, "%d", &i); err != nil || fmt.Sprint(i) != env || i < 0 || i >= o.Shards {
+			return 0, 0, usagef("JOB_COMPLETION_INDEX %q: want 0 to %d", env, o.Shards-1)
+		}
+		return i, o.Shards, nil
+	}
+	return 0, 1, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +86,42 @@ func TestVersionAndHelp(t *testing.T) {
 	err := run(t.Context(), []string{"crawl", "--help"}, &stdout, &stderr)
 	if !errors.Is(err, errHelp) || exitCode(err, &stderr) != 0 || !strings.Contains(stderr.String(), "--since") {
 		t.Errorf("crawl --help: err %v, output %q", err, stderr.String())
+	}
+}
+
+func TestShardFlags(t *testing.T) {
+	tests := []struct {
+		shard   string
+		shards  int
+		env     string
+		i, n    int
+		wantErr string
+	}{
+		{i: 0, n: 1},
+		{shard: "2/4", i: 2, n: 4},
+		{shard: "4/4", wantErr: "want i/N"},
+		{shard: "1/0", wantErr: "want i/N"},
+		{shard: "x", wantErr: "want i/N"},
+		{shards: 8, env: "3", i: 3, n: 8},
+		{shards: 8, env: "8", wantErr: "want 0 to 7"},
+		{shards: 8, wantErr: "needs JOB_COMPLETION_INDEX"},
+		{shard: "0/2", shards: 2, env: "1", wantErr: "not both"},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%s/%d/%s", tc.shard, tc.shards, tc.env), func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("JOB_COMPLETION_INDEX", tc.env)
+			}
+			i, n, err := crawlOptions{Shard: tc.shard, Shards: tc.shards}.shard()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || i != tc.i || n != tc.n {
+				t.Errorf("shard() = %d/%d, %v; want %d/%d", i, n, err, tc.i, tc.n)
+			}
+		})
 	}
 }
