@@ -111,7 +111,8 @@ func New(src Source, store *db.DB, cfg Config) *Crawler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Crawler{src: src, db: store, cfg: cfg, rd: &reader{src: src}, log: log}
+	lim := limit(src, cfg.Concurrency)
+	return &Crawler{src: lim, db: store, cfg: cfg, rd: &reader{src: lim}, log: log}
 }
 
 // Run crawls: it finds the runs to read, reads them with a bounded pool of
@@ -217,7 +218,9 @@ func (c *Crawler) fetchAll(ctx context.Context, plans []*jobPlan, sum *Summary) 
 	var wg conc.WaitGroup
 	wg.Go(func() {
 		defer close(results)
-		p := pool.New().WithContext(fctx).WithMaxGoroutines(c.cfg.Concurrency)
+		// Twice as many runs as request slots: a run reads one object at a
+		// time, so the others fill the slots while it waits (see limited).
+		p := pool.New().WithContext(fctx).WithMaxGoroutines(2 * c.cfg.Concurrency)
 		for _, t := range tasks {
 			if fctx.Err() != nil {
 				break

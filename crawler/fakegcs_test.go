@@ -36,11 +36,12 @@ type emulator struct {
 	faults  *faults
 	seen    map[string]int // times each request was made, for the fault draw
 	tally   faultCounts
+	latency time.Duration // added to every request, as a distant bucket would
 }
 
 // newEmulator serves objects from bucket; it sets STORAGE_EMULATOR_HOST for
 // the test, so tests using it cannot run in parallel.
-func newEmulator(t *testing.T, bucket string, objs []fakestorage.Object) *emulator {
+func newEmulator(t testing.TB, bucket string, objs []fakestorage.Object) *emulator {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -73,6 +74,7 @@ func (e *emulator) count(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e.mu.Lock()
 		e.methods[r.Method]++
+		latency := e.latency
 		p := r.URL.EscapedPath()
 		switch {
 		case strings.HasSuffix(p, "/o") && strings.HasPrefix(p, "/storage/v1/b/"):
@@ -85,6 +87,7 @@ func (e *emulator) count(h http.Handler) http.Handler {
 			e.reads = append(e.reads, name)
 		}
 		e.mu.Unlock()
+		time.Sleep(latency)
 		h.ServeHTTP(w, r)
 	})
 }
@@ -101,7 +104,7 @@ func (e *emulator) counts() (lists int, reads []string) {
 // bucketObjects loads a directory mirroring a bucket. Files that hold gzip
 // bytes become objects stored with Content-Encoding gzip, as Prow uploads
 // them.
-func bucketObjects(t *testing.T, dir, bucket string) []fakestorage.Object {
+func bucketObjects(t testing.TB, dir, bucket string) []fakestorage.Object {
 	t.Helper()
 	var objs []fakestorage.Object
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

@@ -88,8 +88,17 @@ func NewGCS(ctx context.Context, bucketURL string, opts GCSOptions) (*GCS, error
 	if opts.JSONReads {
 		copts = append(copts, storage.WithJSONReads())
 	}
-	if opts.HTTPClient != nil {
+	switch {
+	case opts.HTTPClient != nil:
 		copts = append(copts, option.WithHTTPClient(opts.HTTPClient))
+	case !opts.Auth:
+		// Anonymous reads need no credentials in the transport, so it can be
+		// one that keeps a connection per worker: Go's default keeps two
+		// idle connections a host, and a crawl of 32 workers over HTTP/1.1
+		// (an emulator, a proxy) would open a connection per request.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConns, t.MaxIdleConnsPerHost = 1024, 1024
+		copts = append(copts, option.WithHTTPClient(&http.Client{Transport: t}))
 	}
 	client, err := storage.NewClient(ctx, copts...)
 	if err != nil {

@@ -1,0 +1,62 @@
+package crawler
+
+import (
+	"context"
+	"io"
+	"sync"
+)
+
+// limited bounds the requests a crawl has in flight: a listing holds a
+// slot while it runs, an opened object until it is closed. Each run reads
+// one object at a time, so the pool runs more runs than slots, and while
+// one run waits for an answer others keep every slot busy; the crawl then
+// makes --concurrency requests at once, whatever the runs' own sequences.
+type limited struct {
+	Source
+	slots chan struct{}
+}
+
+func limit(src Source, n int) *limited {
+	return &limited{Source: src, slots: make(chan struct{}, n)}
+}
+
+func (l *limited) acquire(ctx context.Context) error {
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (l *limited) release() { <-l.slots }
+
+func (l *limited) List(ctx context.Context, q Query) ([]Entry, error) {
+	if err := l.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer l.release()
+	return l.Source.List(ctx, q)
+}
+
+func (l *limited) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if err := l.acquire(ctx); err != nil {
+		return nil, err
+	}
+	rc, err := l.Source.Open(ctx, name)
+	if err != nil {
+		l.release()
+		return nil, err
+	}
+	return &slotReader{ReadCloser: rc, release: sync.OnceFunc(l.release)}, nil
+}
+
+type slotReader struct {
+	io.ReadCloser
+	release func()
+}
+
+func (s *slotReader) Close() error {
+	defer s.release()
+	return s.ReadCloser.Close()
+}
