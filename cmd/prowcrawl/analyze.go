@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -66,30 +65,21 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprint(stderr, "Usage: prowcrawl analyze [--db PATH] [thresholds]\n\nRecomputes symptom rates and verdicts (crawl and backfill do this at their end).\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("analyze takes no arguments, got %q", fs.Args())
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	opts, err := a.options(time.Now())
 	if err != nil {
 		return err
-	}
-	if _, err := os.Stat(dbPath); err != nil {
-		return usagef("no database at %s: run 'prowcrawl crawl' first", dbPath)
 	}
 	lock, err := lockDB(ctx, dbPath, wait)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	store, err := db.Open(ctx, dbPath)
+	store, err := openExisting(ctx, dbPath)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer store.Close()
 	return runAnalysis(ctx, store, opts, stdout)

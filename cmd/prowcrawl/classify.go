@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,11 +29,8 @@ Prints the symptoms found in a run directory downloaded from the bucket
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args, true); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return usagef("classify needs a run directory or a file")

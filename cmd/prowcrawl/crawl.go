@@ -92,14 +92,8 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		}
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("%s takes no arguments, got %q", cmd, fs.Args())
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 
 	cfg, err := o.config(cmd, time.Now())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -24,4 +25,17 @@ func lockDB(ctx context.Context, path string, wait bool) (*db.Lock, error) {
 		return nil, usageError{err}
 	}
 	return lock, nil
+}
+
+// openExisting opens a database that a crawl made; a missing one is a
+// usage error that says what to do.
+func openExisting(ctx context.Context, path string) (*db.DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, usagef("no database at %s: run 'prowcrawl crawl' first", path)
+	}
+	store, err := db.Open(ctx, path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return store, nil
 }

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/pflag"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -104,4 +106,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return usagef("unknown command %q", cmd)
 	}
+}
+
+// parseFlags parses a command's flags: -h is errHelp, a mistake a usage
+// error; a command that takes no arguments refuses them.
+func parseFlags(fs *pflag.FlagSet, args []string, takesArgs bool) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	if !takesArgs && fs.NArg() > 0 {
+		return usagef("%s takes no arguments, got %q", fs.Name(), fs.Args())
+	}
+	return nil
 }

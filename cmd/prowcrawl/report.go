@@ -50,14 +50,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			"Shows each symptom's rate and verdict (regressions first), or with --assess, whether one symptom blocks an upgrade.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("report takes no arguments, got %q", fs.Args())
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	q, err := o.query(time.Now())
 	if err != nil {
@@ -68,12 +62,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usagef("--out %s: directory %s does not exist", o.Out, filepath.Dir(o.Out))
 		}
 	}
-	if _, err := os.Stat(o.DB); err != nil {
-		return usagef("no database at %s: run 'prowcrawl crawl' first", o.DB)
-	}
-	store, err := db.Open(ctx, o.DB)
+	store, err := openExisting(ctx, o.DB)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer store.Close()
 

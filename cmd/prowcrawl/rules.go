@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,14 +50,8 @@ With --check, validates a rules file.
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("rules takes no arguments, got %q", fs.Args())
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	switch {
 	case check != "":

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,11 +31,8 @@ it was read more completely, or later. Merging again changes nothing.
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args, true); err != nil {
+		return err
 	}
 	if fs.NArg() < 2 {
 		return usagef("merge needs an output database and at least one input")
@@ -108,24 +104,15 @@ loadable into BigQuery:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("export takes no arguments, got %q", fs.Args())
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	if format != "jsonl" {
 		return usagef("--format %q: want jsonl", format)
 	}
-	if _, err := os.Stat(dbPath); err != nil {
-		return usagef("no database at %s: run 'prowcrawl crawl' first", dbPath)
-	}
-	store, err := db.Open(ctx, dbPath)
+	store, err := openExisting(ctx, dbPath)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer store.Close()
 	if schemaPath != "" {

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,18 +24,12 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprint(stderr, "Usage: prowcrawl status [--db PATH] [--runs N]\n\nShows the runs stored per job, the symptoms they show, and the last crawl.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args, true); err != nil {
+		return err
 	}
-	if _, err := os.Stat(dbPath); err != nil {
-		return usagef("no database at %s: run 'prowcrawl crawl' first", dbPath)
-	}
-	store, err := db.Open(ctx, dbPath)
+	store, err := openExisting(ctx, dbPath)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer store.Close()
 	jobs, err := store.Status(ctx)
