@@ -31,8 +31,9 @@ type emulator struct {
 
 	mu      sync.Mutex
 	lists   int
-	reads   []string       // object names downloaded, in order
-	methods map[string]int // requests by HTTP method
+	offsets map[string]string // the startOffset of each listing, by prefix
+	reads   []string          // object names downloaded, in order
+	methods map[string]int    // requests by HTTP method
 	faults  *faults
 	seen    map[string]int // times each request was made, for the fault draw
 	tally   faultCounts
@@ -79,6 +80,10 @@ func (e *emulator) count(h http.Handler) http.Handler {
 		switch {
 		case strings.HasSuffix(p, "/o") && strings.HasPrefix(p, "/storage/v1/b/"):
 			e.lists++
+			if e.offsets == nil {
+				e.offsets = make(map[string]string)
+			}
+			e.offsets[r.URL.Query().Get("prefix")] = r.URL.Query().Get("startOffset")
 		case strings.HasPrefix(p, "/storage/v1/b/") && r.URL.Query().Get("alt") == "media":
 			name, _ := url.PathUnescape(p[strings.Index(p, "/o/")+3:])
 			e.reads = append(e.reads, name)
@@ -99,6 +104,16 @@ func (e *emulator) counts() (lists int, reads []string) {
 	lists, reads = e.lists, e.reads
 	e.lists, e.reads = 0, nil
 	return lists, reads
+}
+
+// listOffsets returns and forgets the startOffset of each listing made
+// since the last call, by prefix.
+func (e *emulator) listOffsets() map[string]string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o := e.offsets
+	e.offsets = nil
+	return o
 }
 
 // bucketObjects loads a directory mirroring a bucket. Files that hold gzip

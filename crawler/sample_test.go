@@ -241,6 +241,7 @@ func TestIncrementalCrawl(t *testing.T) {
 	// Nightly crawl of an unchanged bucket: incremental, no --since.
 	cfg.Since = time.Time{}
 	e.counts()
+	e.listOffsets()
 	sum, err := New(src, d, cfg).Run(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -254,6 +255,26 @@ func TestIncrementalCrawl(t *testing.T) {
 	// The two top-level listings, one per job, and one of the pending run.
 	if want := 2 + jobs + 1; lists != want {
 		t.Errorf("the second crawl made %d listings, want %d", lists, want)
+	}
+	// A job of snowflake ids is listed from its cursor on, so the listing
+	// grows with new builds, not with the job's history; a job of old
+	// sequential ids cannot be (ids of different lengths sort wrongly).
+	offsets := e.listOffsets()
+	for _, job := range query(t, d, `SELECT j.name, max(r.build_id) FROM jobs j JOIN runs r ON r.job = j.name GROUP BY j.name`) {
+		name, maxID, _ := strings.Cut(job, "|")
+		prefix := "logs/" + name + "/"
+		if strings.HasPrefix(name, "pull-") {
+			prefix = "pr-logs/directory/" + name + "/"
+		}
+		off, listed := offsets[prefix]
+		switch {
+		case !listed:
+			t.Errorf("job %s was not listed", name)
+		case len(maxID) == 19 && !strings.HasPrefix(off, prefix):
+			t.Errorf("job %s was listed from %q, want from its cursor", name, off)
+		case len(maxID) < 19 && off != "":
+			t.Errorf("job %s of sequential ids was listed from %q", name, off)
+		}
 	}
 	if sum.New != 0 || sum.Updated != 1 || sum.Pending != 1 {
 		t.Errorf("second crawl %+v, want only the pending run looked at again", sum)
