@@ -65,7 +65,16 @@ func NewEngine(rules []Rule) (*Engine, error) {
 			e.matchers = append(e.matchers, m)
 		}
 		e.compiled = append(e.compiled, cr)
+		// Junit and upgrade matchers read the run's metadata, not its
+		// files: a rule made only of those wants no download.
+		reads := false
+		for _, m := range cr.matchers {
+			reads = reads || (m.kind != kindJUnit && m.kind != kindUpgrade)
+		}
 		for _, f := range r.Files {
+			if !reads {
+				break
+			}
 			g, _ := globRegexp(f)
 			globs = append(globs, g)
 		}
