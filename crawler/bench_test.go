@@ -17,6 +17,11 @@ import (
 // through the emulator with a fixed latency on every request, as a distant
 // bucket has, and compares the wall time with the ideal: requests x latency
 // / concurrency. It reports the share of that ideal reached.
+//
+// With downloads=replayed, the emulator answers downloads with its own
+// recorded answers (see replayDownloads) instead of looking each object up
+// by a linear scan: the crawl is then measured against the latency, not
+// against the emulator's CPU. With downloads=emulator it does the lookup.
 func BenchmarkCrawlLatency(b *testing.B) {
 	const latency = 20 * time.Millisecond
 	const copies = 2
@@ -38,8 +43,26 @@ func BenchmarkCrawlLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, conc := range []int{8, 32} {
-		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
+	replay := func(on bool) {
+		if on {
+			e.replayDownloads(b, objs)
+			return
+		}
+		e.mu.Lock()
+		e.replay = nil
+		e.mu.Unlock()
+	}
+	for _, bc := range []struct {
+		conc     int
+		replayed bool
+	}{{8, true}, {32, true}, {32, false}} {
+		conc := bc.conc
+		downloads := "emulator"
+		if bc.replayed {
+			downloads = "replayed"
+		}
+		b.Run(fmt.Sprintf("downloads=%s/concurrency=%d", downloads, conc), func(b *testing.B) {
+			replay(bc.replayed)
 			var requests int
 			var runs int
 			for b.Loop() {

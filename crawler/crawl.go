@@ -11,6 +11,7 @@ import (
 
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/pool"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
@@ -85,6 +86,8 @@ type Crawler struct {
 	cfg Config
 	rd  *reader
 	log *slog.Logger
+	// ahead bounds the bytes held read ahead (see ahead).
+	ahead *semaphore.Weighted
 }
 
 // New returns a crawler; zero fields of cfg take their defaults.
@@ -112,7 +115,7 @@ func New(src Source, store *db.DB, cfg Config) *Crawler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	lim := limit(src, cfg.Concurrency)
-	return &Crawler{src: lim, db: store, cfg: cfg, rd: &reader{src: lim}, log: log}
+	return &Crawler{src: lim, db: store, cfg: cfg, rd: newReader(lim, src), log: log, ahead: newAheadBudget(cfg.Concurrency)}
 }
 
 // Run crawls: it finds the runs to read, reads them with a bounded pool of

@@ -34,6 +34,7 @@ type runReader struct {
 	errs    []db.RunError
 	partial bool // an object could not be read: read the run again next time
 	count   counter
+	op      opener // opens the run's objects: the crawl's reader, or one opening ahead
 }
 
 func (rr *runReader) fail(object, kind string, err error) {
@@ -119,6 +120,16 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 	if _, ok := names["started.json"]; !ok {
 		return fmt.Errorf("%sstarted.json: %w", prefix, ErrNotExist)
 	}
+	// The metadata first, all three opened at once.
+	meta := []Entry{names["started.json"]}
+	for _, n := range []string{"prowjob.json", "finished.json"} {
+		if o, ok := names[n]; ok {
+			meta = append(meta, o)
+		}
+	}
+	a := c.openAhead(ctx, meta)
+	defer a.close()
+	rr.op = a
 	var started prow.Started
 	if err := c.readJSON(ctx, names["started.json"], func(b []byte) (err error) {
 		started, err = prow.ParseStarted(b)
@@ -163,6 +174,16 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 
 	// A running job's artifacts are incomplete: it is read again once done.
 	if run.Result != "pending" {
+		// Then every other object the run needs, opened ahead in the
+		// order they are read below.
+		plan := junitFiles(prefix, objs)
+		if cv, ok := clusterVersionFile(prefix, objs); ok {
+			plan = append(plan, cv)
+		}
+		plan = append(plan, c.classifyFiles(prefix, objs)...)
+		a := c.openAhead(ctx, plan)
+		defer a.close()
+		rr.op = a
 		tests := c.readTests(ctx, prefix, objs, rr)
 		for _, t := range tests {
 			rec.Tests = append(rec.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
@@ -187,12 +208,9 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 // recorded, and what was matched before the problem still counts.
 func (c *Crawler) classify(ctx context.Context, prefix string, objs []Entry, info classify.RunInfo, rr *runReader) []db.RunSymptom {
 	scan := c.cfg.Rules.Begin(info)
-	for _, o := range objs {
+	for _, o := range c.classifyFiles(prefix, objs) {
 		rel := strings.TrimPrefix(o.Name, prefix)
-		if !c.cfg.Rules.Wants(rel) {
-			continue
-		}
-		rc, err := c.rd.open(ctx, o, &rr.count)
+		rc, err := rr.opener(c).open(ctx, o, &rr.count)
 		if err != nil {
 			rr.fail(o.Name, "read", err)
 			continue
@@ -224,7 +242,7 @@ func (c *Crawler) classify(ctx context.Context, prefix string, objs []Entry, inf
 // returned (and recorded); a parse error is only recorded.
 func (c *Crawler) readJSON(ctx context.Context, obj Entry, parse func([]byte) error, rr *runReader) error {
 	name := obj.Name
-	b, err := c.rd.readAll(ctx, obj, maxMetadata, &rr.count)
+	b, err := readAll(ctx, rr.opener(c), obj, maxMetadata, &rr.count)
 	if err != nil {
 		kind := "read"
 		if errors.Is(err, ErrTooLarge) {
@@ -244,11 +262,8 @@ func (c *Crawler) readJSON(ctx context.Context, obj Entry, parse func([]byte) er
 // a test failed and passed in one run is a flake.
 func (c *Crawler) readTests(ctx context.Context, prefix string, objs []Entry, rr *runReader) []prow.TestResult {
 	var cases []prow.TestCase
-	for _, o := range objs {
-		if !isJUnit(strings.TrimPrefix(o.Name, prefix)) {
-			continue
-		}
-		got, err := c.parseJUnit(ctx, o, &rr.count)
+	for _, o := range junitFiles(prefix, objs) {
+		got, err := c.parseJUnit(ctx, rr.opener(c), o, &rr.count)
 		if err != nil {
 			kind := "parse"
 			switch {
@@ -276,9 +291,9 @@ func isReadErr(err error) bool {
 	return errors.As(err, &re)
 }
 
-func (c *Crawler) parseJUnit(ctx context.Context, obj Entry, run *counter) ([]prow.TestCase, error) {
+func (c *Crawler) parseJUnit(ctx context.Context, op opener, obj Entry, run *counter) ([]prow.TestCase, error) {
 	name := obj.Name
-	rc, err := c.rd.open(ctx, obj, run)
+	rc, err := op.open(ctx, obj, run)
 	if err != nil {
 		return nil, readErr{err}
 	}
@@ -335,6 +350,21 @@ func (c *capReader) Read(p []byte) (int, error) {
 // readClusterVersion reads the run's clusterversion.json: gather-extra's in
 // multi-stage jobs, the target directory's in template-era jobs.
 func (c *Crawler) readClusterVersion(ctx context.Context, prefix string, objs []Entry, rr *runReader) (prow.ClusterVersion, bool) {
+	best, ok := clusterVersionFile(prefix, objs)
+	if !ok {
+		return prow.ClusterVersion{}, false
+	}
+	var cv prow.ClusterVersion
+	err := c.readJSON(ctx, best, func(b []byte) (err error) {
+		cv, err = prow.ParseClusterVersion(b)
+		return err
+	}, rr)
+	return cv, err == nil
+}
+
+// clusterVersionFile picks the clusterversion.json to read: gather-extra's
+// when there are several.
+func clusterVersionFile(prefix string, objs []Entry) (Entry, bool) {
 	var best Entry
 	for _, o := range objs {
 		rel := strings.TrimPrefix(o.Name, prefix)
@@ -345,15 +375,40 @@ func (c *Crawler) readClusterVersion(ctx context.Context, prefix string, objs []
 			best = o
 		}
 	}
-	if best.Name == "" {
-		return prow.ClusterVersion{}, false
+	return best, best.Name != ""
+}
+
+// junitFiles are the run's JUnit files, in listing order.
+func junitFiles(prefix string, objs []Entry) []Entry {
+	var out []Entry
+	for _, o := range objs {
+		if isJUnit(strings.TrimPrefix(o.Name, prefix)) {
+			out = append(out, o)
+		}
 	}
-	var cv prow.ClusterVersion
-	err := c.readJSON(ctx, best, func(b []byte) (err error) {
-		cv, err = prow.ParseClusterVersion(b)
-		return err
-	}, rr)
-	return cv, err == nil
+	return out
+}
+
+// classifyFiles are the run's objects some rule reads, in listing order.
+func (c *Crawler) classifyFiles(prefix string, objs []Entry) []Entry {
+	if c.cfg.Rules == nil {
+		return nil
+	}
+	var out []Entry
+	for _, o := range objs {
+		if c.cfg.Rules.Wants(strings.TrimPrefix(o.Name, prefix)) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// opener is how the run's objects are opened: ahead when a plan was made.
+func (rr *runReader) opener(c *Crawler) opener {
+	if rr.op != nil {
+		return rr.op
+	}
+	return c.rd
 }
 
 // isJUnit matches JUnit files anywhere under artifacts/: junit*.xml and

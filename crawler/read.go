@@ -20,6 +20,23 @@ var ErrTooLarge = errors.New("object exceeds the size cap")
 type reader struct {
 	src   Source
 	total counter
+	// transcoded: the source decompresses content-encoded objects itself,
+	// so their size as read is unknown.
+	transcoded bool
+}
+
+// transcoder is a Source that may hand out content-encoded objects
+// decompressed.
+type transcoder interface{ transcodes() bool }
+
+func newReader(src, inner Source) *reader {
+	t, ok := inner.(transcoder)
+	return &reader{src: src, transcoded: ok && t.transcodes()}
+}
+
+// sizeKnown says whether obj's bytes as read are its listed size.
+func (r *reader) sizeKnown(obj Entry) bool {
+	return obj.Size >= 0 && (obj.Encoding == "" || !r.transcoded)
 }
 
 // counter counts objects opened and bytes read from the source.
@@ -30,8 +47,13 @@ type counter struct {
 
 // readAll reads a whole object of at most limit bytes after decompression.
 func (r *reader) readAll(ctx context.Context, obj Entry, limit int64, run *counter) ([]byte, error) {
+	return readAll(ctx, r, obj, limit, run)
+}
+
+// readAll reads a whole object of at most limit bytes through op.
+func readAll(ctx context.Context, op opener, obj Entry, limit int64, run *counter) ([]byte, error) {
 	name := obj.Name
-	rc, err := r.open(ctx, obj, run)
+	rc, err := op.open(ctx, obj, run)
 	if err != nil {
 		return nil, err
 	}
@@ -52,23 +74,34 @@ func (r *reader) readAll(ctx context.Context, obj Entry, limit int64, run *count
 // after) the size its listing gave fails at its end, so that a body cut
 // short is never taken for the whole object.
 func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadCloser, error) {
-	name := obj.Name
-	rc, err := r.src.Open(ctx, name)
+	o, err := r.openUncounted(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
-	r.total.objects.Add(1)
-	if run != nil {
-		run.objects.Add(1)
+	o.count(run)
+	return o, nil
+}
+
+// openUncounted opens obj as open does, but counts it only once its count
+// method is called: an object opened ahead and never read is not counted.
+func (r *reader) openUncounted(ctx context.Context, obj Entry) (*object, error) {
+	rc, err := r.src.Open(ctx, obj.Name)
+	if err != nil {
+		return nil, err
 	}
+	return r.decode(obj, rc)
+}
+
+// decode turns an object's stored bytes, from rc, into its content.
+// Sources hand out the bytes as stored, so gzip is undone here, and the
+// bytes are held to the size the listing gave.
+func (r *reader) decode(obj Entry, rc io.ReadCloser) (*object, error) {
+	name := obj.Name
 	var raw io.Reader = rc
-	if obj.Size >= 0 && obj.Encoding == "" {
-		// A content-encoded object arrives decompressed, so only the
-		// others can be held to their stored size.
+	if r.sizeKnown(obj) {
 		raw = &sizeReader{r: rc, want: obj.Size}
 	}
-	// Bytes are counted after decompression: the GCS client undoes
-	// Content-Encoding itself, so this is the one count both sources share.
+	// Bytes are counted after decompression, as they are matched.
 	br := bufio.NewReaderSize(raw, 32<<10)
 	magic, _ := br.Peek(2)
 	var content io.Reader = br
@@ -80,7 +113,26 @@ func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadClos
 		}
 		content = &gzipErrReader{zr: zr, name: name}
 	}
-	return readCloser{Reader: &countingReader{r: content, total: &r.total, run: run}, close: rc.Close}, nil
+	return &object{cr: &countingReader{r: content, total: &r.total}, close: rc.Close}, nil
+}
+
+// object is an open object's decompressed bytes.
+type object struct {
+	cr    *countingReader
+	close func() error
+}
+
+func (o *object) Read(p []byte) (int, error) { return o.cr.Read(p) }
+func (o *object) Close() error               { return o.close() }
+
+// count counts the object as read, in the crawl's total and in run (which
+// may be nil), and its bytes from then on. It is called before any Read.
+func (o *object) count(run *counter) {
+	o.cr.total.objects.Add(1)
+	if run != nil {
+		run.objects.Add(1)
+		o.cr.run = run
+	}
 }
 
 // sizeReader fails at the end of an object that delivered another number
@@ -99,13 +151,6 @@ func (s *sizeReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-type readCloser struct {
-	io.Reader
-	close func() error
-}
-
-func (r readCloser) Close() error { return r.close() }
 
 type countingReader struct {
 	r          io.Reader

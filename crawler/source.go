@@ -39,7 +39,7 @@ type Entry struct {
 	// Size is the object's size in bytes as stored; -1 when unknown.
 	Size int64
 	// Encoding is the object's Content-Encoding ("gzip" for logs Prow
-	// uploads compressed); its stored size is then not the size read.
+	// uploads compressed). Sources hand out the stored bytes all the same.
 	Encoding string
 }
 

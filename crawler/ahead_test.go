@@ -1,0 +1,255 @@
+package crawler
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// gateSource serves objects from memory. Every Open waits until want opens
+// are under way at once (or a second has passed, which fails the test), so
+// a reader that opens one object at a time is caught.
+type gateSource struct {
+	t       testing.TB
+	objects map[string][]byte
+	want    int
+	fail    map[string]error
+
+	mu     sync.Mutex
+	open   int
+	peak   int
+	opened []string
+	all    chan struct{}
+}
+
+func newGateSource(t testing.TB, want int, objects map[string][]byte) *gateSource {
+	return &gateSource{t: t, objects: objects, want: want, fail: map[string]error{}, all: make(chan struct{})}
+}
+
+func (g *gateSource) Bucket() string { return "gate" }
+
+func (g *gateSource) List(ctx context.Context, q Query) ([]Entry, error) {
+	var out []Entry
+	for name, b := range g.objects {
+		if strings.HasPrefix(name, q.Prefix) {
+			out = append(out, Entry{Name: name, Size: int64(len(b))})
+		}
+	}
+	return out, nil
+}
+
+func (g *gateSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	g.mu.Lock()
+	g.open++
+	g.peak = max(g.peak, g.open)
+	g.opened = append(g.opened, name)
+	if g.open == g.want {
+		close(g.all)
+	}
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.open--
+		g.mu.Unlock()
+	}()
+	select {
+	case <-g.all:
+	case <-time.After(time.Second):
+		g.t.Errorf("open %s: only %d objects requested at once, want %d", name, g.peak, g.want)
+	}
+	if err := g.fail[name]; err != nil {
+		return nil, err
+	}
+	b, ok := g.objects[name]
+	if !ok {
+		return nil, ErrNotExist
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
+}
+
+func (g *gateSource) entries(names ...string) []Entry {
+	var out []Entry
+	for _, n := range names {
+		out = append(out, Entry{Name: n, Size: int64(len(g.objects[n]))})
+	}
+	return out
+}
+
+func testCrawler(src Source, concurrency int) *Crawler {
+	return New(src, nil, Config{Concurrency: concurrency})
+}
+
+func gzipped(t testing.TB, s string) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(s))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestAheadOpensAtOnce checks that a run's small objects are requested at
+// once, before the first is read, and read back in order with their
+// content (gzip undone) and counts.
+func TestAheadOpensAtOnce(t *testing.T) {
+	src := newGateSource(t, 4, map[string][]byte{
+		"r/a.json":    []byte(`{"a":1}`),
+		"r/b.xml":     []byte(`<testsuite/>`),
+		"r/c.log.gz":  gzipped(t, "line one\nline two\n"),
+		"r/d.json":    []byte(`{"d":4}`),
+		"r/unread.gz": []byte("never asked for"),
+	})
+	c := testCrawler(src, 8)
+	a := c.openAhead(t.Context(), src.entries("r/a.json", "r/b.xml", "r/c.log.gz", "r/d.json"))
+	defer a.close()
+	var run counter
+	for _, want := range []struct{ name, content string }{
+		{"r/a.json", `{"a":1}`}, {"r/b.xml", `<testsuite/>`}, {"r/c.log.gz", "line one\nline two\n"}, {"r/d.json", `{"d":4}`},
+	} {
+		b, err := readAll(t.Context(), a, Entry{Name: want.name}, 1<<20, &run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != want.content {
+			t.Errorf("%s = %q, want %q", want.name, b, want.content)
+		}
+	}
+	if src.peak != 4 {
+		t.Errorf("at most %d objects were requested at once, want 4", src.peak)
+	}
+	if n := run.objects.Load(); n != 4 {
+		t.Errorf("run counted %d objects, want 4", n)
+	}
+	if n, want := run.bytes.Load(), int64(len(`{"a":1}`+`<testsuite/>`+"line one\nline two\n"+`{"d":4}`)); n != want {
+		t.Errorf("run counted %d bytes, want %d (decompressed)", n, want)
+	}
+	a.close()
+	if !c.ahead.TryAcquire(int64(max(8, 8)) * aheadMaxSize) {
+		t.Error("budget not given back after close")
+	}
+}
+
+// TestAheadBounds checks the limits of reading ahead: at most a window of
+// objects per run, none larger than aheadMaxSize (those are opened when
+// taken), skipped and untaken objects dropped with their budget returned,
+// and out-of-order requests refused.
+func TestAheadBounds(t *testing.T) {
+	objs := map[string][]byte{"r/big.log": bytes.Repeat([]byte("x"), aheadMaxSize+1)}
+	var names []string
+	for i := range aheadWindow + 4 {
+		n := fmt.Sprintf("r/%02d.json", i)
+		objs[n] = []byte(n)
+		names = append(names, n)
+	}
+	src := newGateSource(t, aheadWindow, objs)
+	c := testCrawler(src, 32)
+	plan := src.entries(append([]string{"r/big.log"}, names...)...)
+	a := c.openAhead(t.Context(), plan)
+	// The big log is not read ahead: the window fills with the others.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		src.mu.Lock()
+		n := len(src.opened)
+		src.mu.Unlock()
+		if n >= aheadWindow || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // a window overrun would show now
+	src.mu.Lock()
+	opened := append([]string(nil), src.opened...)
+	src.mu.Unlock()
+	if len(opened) != aheadWindow {
+		t.Fatalf("%d objects read ahead before any was taken, want the window, %d: %v", len(opened), aheadWindow, opened)
+	}
+	for _, n := range opened {
+		if n == "r/big.log" {
+			t.Fatal("an object over aheadMaxSize was read ahead")
+		}
+	}
+	var run counter
+	b, err := readAll(t.Context(), a, Entry{Name: "r/big.log", Size: aheadMaxSize + 1}, 2<<20, &run)
+	if err != nil || len(b) != aheadMaxSize+1 {
+		t.Fatalf("big log: %d bytes, %v", len(b), err)
+	}
+	// Skip to the third small object: the two before are dropped.
+	if b, err := readAll(t.Context(), a, Entry{Name: names[2]}, 1<<10, &run); err != nil || string(b) != names[2] {
+		t.Fatalf("%s: %q, %v", names[2], b, err)
+	}
+	if _, err := a.open(t.Context(), Entry{Name: names[0]}, &run); err == nil || !strings.Contains(err.Error(), "out of order") {
+		t.Fatalf("asking again for a dropped object: %v, want an out-of-order error", err)
+	}
+	a.close()
+	if n := run.objects.Load(); n != 2 {
+		t.Errorf("run counted %d objects, want 2 (dropped ones are not read)", n)
+	}
+	if !c.ahead.TryAcquire(32 * aheadMaxSize) {
+		t.Error("budget not given back after close")
+	}
+}
+
+// TestAheadErrors checks that a failed download reaches the reader as the
+// error of that object only, and that a body longer or shorter than listed
+// fails its size check.
+func TestAheadErrors(t *testing.T) {
+	src := newGateSource(t, 3, map[string][]byte{
+		"r/a.json": []byte(`{}`), "r/b.json": []byte(`{"b":2}`), "r/c.json": []byte(`{"c":3}`),
+	})
+	boom := errors.New("connection reset by peer")
+	src.fail["r/a.json"] = boom
+	c := testCrawler(src, 8)
+	plan := src.entries("r/a.json", "r/b.json", "r/c.json")
+	plan[2].Size = 3 // the listing said 3 bytes; the body has 7
+	a := c.openAhead(t.Context(), plan)
+	defer a.close()
+	if _, err := readAll(t.Context(), a, plan[0], 1<<10, nil); !errors.Is(err, boom) {
+		t.Errorf("a.json: %v, want the reset", err)
+	}
+	if b, err := readAll(t.Context(), a, plan[1], 1<<10, nil); err != nil || string(b) != `{"b":2}` {
+		t.Errorf("b.json: %q, %v", b, err)
+	}
+	if _, err := readAll(t.Context(), a, plan[2], 1<<10, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("c.json with a wrong listed size: %v, want ErrUnexpectedEOF", err)
+	}
+}
+
+// TestAheadCrawlEqual checks that reading ahead changes nothing of what a
+// crawl stores: the sample bucket crawled with concurrency 1 (one object
+// at a time) and 16 gives equal databases.
+func TestAheadCrawlEqual(t *testing.T) {
+	src, err := NewDir(sampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dumps []string
+	for _, conc := range []int{1, 16} {
+		path := filepath.Join(t.TempDir(), "a.db")
+		d, err := db.Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Jobs: []*regexp.Regexp{regexp.MustCompile("upgrade")}, Since: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC),
+			Concurrency: conc, Rules: builtinRules, Presubmits: true}
+		if _, err := New(src, d, cfg).Run(t.Context()); err != nil && !errors.Is(err, ErrRunsFailed) {
+			t.Fatal(err)
+		}
+		dumps = append(dumps, dumpDB(t, d))
+		d.Close()
+	}
+	if dumps[0] != dumps[1] {
+		t.Errorf("crawls with concurrency 1 and 16 differ:\n%s", firstDiff(dumps[0], dumps[1]))
+	}
+}
