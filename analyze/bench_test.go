@@ -101,14 +101,28 @@ func generate(b testing.TB, d *db.DB, n, tests int) {
 // sizes), reporting the seconds one analysis takes.
 func BenchmarkAnalyze(b *testing.B) {
 	n, tests := envInt(b, "PROWCRAWL_BENCH_RUNS", 100_000), envInt(b, "PROWCRAWL_BENCH_TESTS", 10)
-	d, err := db.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+	// PROWCRAWL_BENCH_DB keeps the generated database at that path, and
+	// reuses it when it exists: generating a million runs takes longer than
+	// analysing them.
+	path, reuse := os.Getenv("PROWCRAWL_BENCH_DB"), false
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "bench.db")
+	} else if _, err := os.Stat(path); err == nil {
+		reuse = true
+	}
+	start := time.Now()
+	d, err := db.Open(b.Context(), path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer d.Close()
-	start := time.Now()
-	generate(b, d, n, tests)
-	b.Logf("generated %d runs with %d tests each in %v", n, tests, time.Since(start).Round(time.Millisecond))
+	if reuse {
+		b.Logf("reusing %s (opened in %v); PROWCRAWL_BENCH_RUNS and _TESTS are those it was generated with",
+			path, time.Since(start).Round(time.Millisecond))
+	} else {
+		generate(b, d, n, tests)
+		b.Logf("generated %d runs with %d tests each in %v", n, tests, time.Since(start).Round(time.Millisecond))
+	}
 	var sum Summary
 	for b.Loop() {
 		if sum, err = Run(b.Context(), d, DefaultOptions()); err != nil {

@@ -89,7 +89,22 @@ func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
 				build_id = max(build_id, excluded.build_id)`},
 		{what: "cleanup", query: `DROP TABLE temp.merge_take`},
 	}
+	// test_counts follows the runs taken, as in Write: merge_take is
+	// created by the first step, the runs are replaced by the steps
+	// between "choose runs" and "cleanup".
+	const takeKeys = `temp.merge_take AS k`
+	var subtracted bool
 	for _, s := range steps {
+		switch s.what {
+		case "old tests":
+			if subtracted, err = testCountsBefore(ctx, tx, takeKeys); err != nil {
+				return st, fmt.Errorf("merge %s: %w", src, err)
+			}
+		case "cleanup":
+			if err := testCountsAfter(ctx, tx, subtracted, takeKeys); err != nil {
+				return st, fmt.Errorf("merge %s: %w", src, err)
+			}
+		}
 		res, err := tx.ExecContext(ctx, s.query)
 		if err != nil {
 			return st, fmt.Errorf("merge %s: %s: %w", src, s.what, err)

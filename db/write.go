@@ -186,10 +186,26 @@ func (d *DB) Write(ctx context.Context, recs []Record, cursors []Cursor) (err er
 		return fmt.Errorf("write: %w", err)
 	}
 	defer func() { err = errors.Join(err, w.close()) }()
+	// test_counts follows the runs: what the batch's runs counted before it
+	// goes out, what they count after comes in.
+	keys, err := runKeys(recs)
+	if err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	subtracted, err := testCountsBefore(ctx, tx, batchKeys, keys)
+	if err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
 	for i := range recs {
 		if err := w.record(ctx, &recs[i], now); err != nil {
 			return fmt.Errorf("write run %s/%d: %w", recs[i].Job.Name, recs[i].Run.BuildID, err)
 		}
+	}
+	if err := addBatchTestCounts(ctx, tx, batchTestCounts(recs)); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if err := dropZeros(ctx, tx, subtracted, batchKeys, keys); err != nil {
+		return fmt.Errorf("write: %w", err)
 	}
 	for _, c := range cursors {
 		if err := w.cursor(ctx, c, now); err != nil {
