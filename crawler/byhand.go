@@ -83,7 +83,7 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, path string) (Find
 	if cv, ok := c.readClusterVersion(ctx, "", objs, rr); ok {
 		info.UpgradeState = cv.State
 	}
-	f.Matches = c.classify(ctx, "", objs, info, rr)
+	f.Matches = c.classify(ctx, "", c.classifyFiles("", objs), info, rr)
 	f.Problems = rr.errs
 	return f, ctx.Err()
 }

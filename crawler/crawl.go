@@ -54,9 +54,11 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Progress receives the number of runs to read and each run finished.
+// Progress receives the number of runs to read, growing as jobs are
+// listed, and each run finished.
 type Progress interface {
 	Start(total int)
+	Grow(n int)
 	Add(n int)
 	Finish()
 }
@@ -141,12 +143,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 		}
 	}
 
-	plans, unlisted, err := c.discover(ctx)
-	sum.Jobs = len(plans) + unlisted
-	sum.Unlisted = unlisted
-	if err == nil {
-		err = c.fetchAll(ctx, plans, &sum)
-	}
+	err = c.fetchAll(ctx, &sum)
 	sum.Objects = c.rd.total.objects.Load()
 	sum.Bytes = c.rd.total.bytes.Load()
 	sum.Duration = c.cfg.Now().Sub(start)
@@ -183,83 +180,87 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	return sum, err
 }
 
-// fetchAll reads every planned run with a bounded pool and stores the
-// results through one writer in batched transactions.
-func (c *Crawler) fetchAll(ctx context.Context, plans []*jobPlan, sum *Summary) error {
-	var tasks []task
-	cursors := make(map[string]*cursorTracker)
-	for _, p := range plans {
-		tasks = append(tasks, p.tasks...)
-		cursors[p.job] = p.cursor
-	}
+// fetchAll discovers the runs to read, reads them with a bounded pool as
+// their jobs are listed, and stores the results through one writer in
+// batched transactions.
+func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 	if c.cfg.Progress != nil {
-		c.cfg.Progress.Start(len(tasks))
+		c.cfg.Progress.Start(0)
 		defer c.cfg.Progress.Finish()
 	}
-	c.log.Info("runs to read", "jobs", len(plans), "runs", len(tasks))
-
-	// Cursors of jobs that need no reads at all can move now.
-	var early []db.Cursor
-	for _, p := range plans {
-		if cur, ok := p.cursor.advance(); ok {
-			early = append(early, cur)
-		}
-	}
-	wctx := context.WithoutCancel(ctx)
-	if len(early) > 0 {
-		if err := c.db.Write(wctx, nil, early); err != nil {
-			return err
-		}
-	}
-	if len(tasks) == 0 {
-		return nil
-	}
-
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make(chan result, c.cfg.Concurrency)
+	// The writer hears of a job's plan before any of its runs.
+	msgs := make(chan result, c.cfg.Concurrency)
+	plans := make(chan *jobPlan)
+	var derr error
 	var wg conc.WaitGroup
 	wg.Go(func() {
-		defer close(results)
-		// Twice as many runs as request slots: a run reads one object at a
-		// time, so the others fill the slots while it waits (see limited).
-		p := pool.New().WithContext(fctx).WithMaxGoroutines(2 * c.cfg.Concurrency)
-		for _, t := range tasks {
-			if fctx.Err() != nil {
-				break
-			}
-			p.Go(func(ctx context.Context) error {
-				r := c.fetch(ctx, t)
-				if ctx.Err() != nil {
-					// Interrupted mid-run: store nothing of it.
-					return nil
-				}
-				select {
-				case results <- r:
-				case <-ctx.Done():
-				}
-				return nil
-			})
+		defer close(plans)
+		var planned, unlisted int
+		planned, unlisted, derr = c.discover(fctx, plans)
+		sum.Jobs, sum.Unlisted = planned+unlisted, unlisted
+		if derr != nil {
+			cancel()
 		}
+	})
+	wg.Go(func() {
+		defer close(msgs)
+		// Twice as many runs as request slots: while some runs parse,
+		// the others keep the slots busy.
+		p := pool.New().WithContext(fctx).WithMaxGoroutines(2 * c.cfg.Concurrency)
+		var jobs, runs int
+		for plan := range plans {
+			jobs++
+			runs += len(plan.tasks)
+			select {
+			case msgs <- result{plan: plan}:
+			case <-fctx.Done():
+				continue // drain plans so that discovery ends
+			}
+			for _, t := range plan.tasks {
+				if fctx.Err() != nil {
+					break
+				}
+				p.Go(func(ctx context.Context) error {
+					r := c.fetch(ctx, t)
+					if ctx.Err() != nil {
+						// Interrupted mid-run: store nothing of it.
+						return nil
+					}
+					select {
+					case msgs <- r:
+					case <-ctx.Done():
+					}
+					return nil
+				})
+			}
+		}
+		c.log.Info("runs to read", "jobs", jobs, "runs", runs)
 		_ = p.Wait() // tasks never return errors: failures are recorded in results
 	})
-	err := c.write(wctx, results, cursors, sum)
+	wctx := context.WithoutCancel(ctx)
+	err := c.write(wctx, msgs, sum)
 	if err != nil {
 		cancel()
-		for range results { // let the workers finish
+		for range msgs { // let the workers finish
 		}
 	}
 	wg.Wait()
+	if err == nil && derr != nil && ctx.Err() == nil {
+		err = derr
+	}
 	return err
 }
 
 // write is the single writer: it batches results into transactions, each
-// carrying the runs and the cursors they move.
-func (c *Crawler) write(ctx context.Context, results <-chan result, cursors map[string]*cursorTracker, sum *Summary) error {
+// carrying the runs and the cursors they move. A batch is stored when it is
+// full or when no result is waiting.
+func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) error {
 	const maxBatch = 64
-	const maxDelay = 500 * time.Millisecond
 	var recs []db.Record
 	var n int
+	cursors := make(map[string]*cursorTracker)
 	moved := make(map[string]db.Cursor)
 	flush := func() error {
 		if len(recs) == 0 && len(moved) == 0 {
@@ -273,42 +274,62 @@ func (c *Crawler) write(ctx context.Context, results <-chan result, cursors map[
 		if err := c.db.Write(ctx, recs, cs); err != nil {
 			return err
 		}
-		if c.cfg.Progress != nil {
+		if c.cfg.Progress != nil && n > 0 {
 			c.cfg.Progress.Add(n)
 		}
 		recs, n = recs[:0], 0
 		clear(moved)
 		return nil
 	}
-	timer := time.NewTimer(maxDelay)
-	defer timer.Stop()
+	handle := func(r result) error {
+		if p := r.plan; p != nil {
+			// A job listed: its cursor may move at once (when it needs
+			// no reads, or not before its first run to read).
+			cursors[p.job] = p.cursor
+			if cur, ok := p.cursor.advance(); ok {
+				moved[p.job] = cur
+			}
+			if c.cfg.Progress != nil {
+				c.cfg.Progress.Grow(len(p.tasks))
+			}
+			return nil
+		}
+		n++
+		c.account(r, sum)
+		if r.rec != nil {
+			recs = append(recs, *r.rec)
+		}
+		if tr := cursors[r.task.job]; tr != nil && r.task.listed {
+			tr.done(r.task.id, r.started)
+			if cur, ok := tr.advance(); ok {
+				moved[r.task.job] = cur
+			}
+		}
+		if len(recs) >= maxBatch {
+			return flush()
+		}
+		return nil
+	}
 	for {
+		var r result
+		var ok bool
 		select {
-		case r, ok := <-results:
-			if !ok {
-				return flush()
-			}
-			n++
-			c.account(r, sum)
-			if r.rec != nil {
-				recs = append(recs, *r.rec)
-			}
-			if tr := cursors[r.task.job]; tr != nil && r.task.listed {
-				tr.done(r.task.id, r.started)
-				if cur, ok := tr.advance(); ok {
-					moved[r.task.job] = cur
-				}
-			}
-			if len(recs) >= maxBatch {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		case <-timer.C:
+		case r, ok = <-msgs:
+		default:
+			// Nothing waiting: store what was read before waiting, so
+			// that batches grow only while runs arrive faster than they
+			// are stored, and little is left to store once the last
+			// run is read.
 			if err := flush(); err != nil {
 				return err
 			}
-			timer.Reset(maxDelay)
+			r, ok = <-msgs
+		}
+		if !ok {
+			return flush()
+		}
+		if err := handle(r); err != nil {
+			return err
 		}
 	}
 }

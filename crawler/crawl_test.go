@@ -156,6 +156,7 @@ type cancelAfter struct {
 }
 
 func (c *cancelAfter) Start(int) {}
+func (c *cancelAfter) Grow(int)  {}
 func (c *cancelAfter) Finish()   {}
 func (c *cancelAfter) Add(n int) {
 	c.done += n

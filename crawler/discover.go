@@ -48,25 +48,26 @@ type jobPlan struct {
 	cursor *cursorTracker
 }
 
-// discover lists the matching jobs and, for each, the runs to read. A job
-// whose builds cannot be listed is logged, counted in unlisted and left
-// for the next crawl; only a bucket that cannot be listed at all, or a
-// database error, stops the crawl.
-func (c *Crawler) discover(ctx context.Context) (plans []*jobPlan, unlisted int, err error) {
+// discover lists the matching jobs and, for each, the runs to read, and
+// sends each job's plan to out as soon as it is made, so that runs are read
+// while other jobs are still being listed. A job whose builds cannot be
+// listed is logged, counted in unlisted and left for the next crawl; only a
+// bucket that cannot be listed at all, or a database error, stops the
+// crawl.
+func (c *Crawler) discover(ctx context.Context, out chan<- *jobPlan) (planned, unlisted int, err error) {
 	jobs, err := c.listJobs(ctx, "logs/", false)
 	if err != nil {
-		return nil, 0, err
+		return 0, 0, err
 	}
 	if c.cfg.Presubmits {
 		pre, err := c.listJobs(ctx, "pr-logs/directory/", true)
 		if err != nil {
-			return nil, 0, err
+			return 0, 0, err
 		}
 		jobs = append(jobs, pre...)
 	}
 	c.log.Info("jobs matched", "jobs", len(jobs))
 	var mu sync.Mutex
-	plans = make([]*jobPlan, 0, len(jobs))
 	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError()
 	for _, j := range jobs {
 		p.Go(func(ctx context.Context) error {
@@ -82,17 +83,19 @@ func (c *Crawler) discover(ctx context.Context) (plans []*jobPlan, unlisted int,
 			if err != nil {
 				return err
 			}
+			select {
+			case out <- plan:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
 			mu.Lock()
-			plans = append(plans, plan)
+			planned++
 			mu.Unlock()
 			return nil
 		})
 	}
-	if err := p.Wait(); err != nil {
-		return nil, unlisted, err
-	}
-	slices.SortFunc(plans, func(a, b *jobPlan) int { return strings.Compare(a.job, b.job) })
-	return plans, unlisted, nil
+	err = p.Wait()
+	return planned, unlisted, err
 }
 
 // listError is a job's listing that failed after the source's retries.

@@ -22,11 +22,13 @@ const (
 	maxCVO      = 32 << 20
 )
 
-// result is one run read, or nil rec for a run outside the window.
+// result is one run read, or nil rec for a run outside the window; or,
+// with plan set, a job listed.
 type result struct {
 	task    task
 	rec     *db.Record
 	started time.Time
+	plan    *jobPlan
 }
 
 // runReader collects what goes wrong while one run is read.
@@ -180,7 +182,8 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 		if cv, ok := clusterVersionFile(prefix, objs); ok {
 			plan = append(plan, cv)
 		}
-		plan = append(plan, c.classifyFiles(prefix, objs)...)
+		wanted := c.classifyFiles(prefix, objs)
+		plan = append(plan, wanted...)
 		a := c.openAhead(ctx, plan)
 		defer a.close()
 		rr.op = a
@@ -196,19 +199,20 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 		}
 		if c.cfg.Rules != nil {
 			info := classify.RunInfo{Start: run.StartedAt, Tests: tests, UpgradeState: run.UpgradeState}
-			rec.Symptoms = c.classify(ctx, prefix, objs, info, rr)
+			rec.Symptoms = c.classify(ctx, prefix, wanted, info, rr)
 		}
 	}
 	run.Release, run.FromRelease, run.Upgrade = edgeOf(rec.Job, *run)
 	return nil
 }
 
-// classify streams every object a rule reads through one scan of the run.
-// An object that cannot be read makes the run partial; a malformed one is
-// recorded, and what was matched before the problem still counts.
-func (c *Crawler) classify(ctx context.Context, prefix string, objs []Entry, info classify.RunInfo, rr *runReader) []db.RunSymptom {
+// classify streams files, the objects some rule reads (classifyFiles),
+// through one scan of the run. An object that cannot be read makes the run
+// partial; a malformed one is recorded, and what was matched before the
+// problem still counts.
+func (c *Crawler) classify(ctx context.Context, prefix string, files []Entry, info classify.RunInfo, rr *runReader) []db.RunSymptom {
 	scan := c.cfg.Rules.Begin(info)
-	for _, o := range c.classifyFiles(prefix, objs) {
+	for _, o := range files {
 		rel := strings.TrimPrefix(o.Name, prefix)
 		rc, err := rr.opener(c).open(ctx, o, &rr.count)
 		if err != nil {

@@ -36,6 +36,14 @@ func (b *Bar) Start(total int) {
 	b.draw(true)
 }
 
+// Grow adds n items to the total, for work whose size is learnt as it goes.
+func (b *Bar) Grow(n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total += n
+	b.draw(false)
+}
+
 // Add counts n more items done and redraws at most ten times a second.
 func (b *Bar) Add(n int) {
 	b.mu.Lock()

@@ -50,3 +50,25 @@ func TestBarRedrawsInPlace(t *testing.T) {
 		t.Errorf("final output %q lacks the finished line", out)
 	}
 }
+
+// TestBarGrows: a total learnt as work goes on shows in the bar.
+func TestBarGrows(t *testing.T) {
+	var buf bytes.Buffer
+	b := New(&buf, "runs")
+	clock := time.Unix(0, 0)
+	b.now = func() time.Time { return clock }
+	b.Start(0)
+	b.Grow(4)
+	clock = clock.Add(time.Second)
+	b.Add(1)
+	clock = clock.Add(time.Second)
+	b.Grow(6)
+	b.Add(9)
+	b.Finish()
+	out := buf.String()
+	for _, want := range []string{"1/4 runs", "10/10 runs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bar output %q lacks %q", out, want)
+		}
+	}
+}
