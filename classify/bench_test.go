@@ -165,3 +165,35 @@ func BenchmarkAutomaton(b *testing.B) {
 		hits = a.scan(log, hits[:0], &spare)
 	}
 }
+
+// BenchmarkWants asks the built-in rules about the object names of a run
+// as a real one has them: thousands of pod logs, manifests and metrics, a
+// few of which a rule reads.
+func BenchmarkWants(b *testing.B) {
+	e, err := NewEngine(Builtin())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var names []string
+	for i := range 2000 {
+		ns := fmt.Sprintf("openshift-ns-%d", i%50)
+		names = append(names,
+			fmt.Sprintf("artifacts/e2e-aws-upgrade/gather-must-gather/artifacts/must-gather/namespaces/%s/pods/pod-%d/pod-%d.yaml", ns, i, i),
+			fmt.Sprintf("artifacts/e2e-aws-upgrade/gather-extra/artifacts/pods/%s_pod-%d_container.log", ns, i),
+		)
+	}
+	names = append(names, "build-log.txt", "artifacts/e2e-aws-upgrade/openshift-e2e-test/build-log.txt",
+		"artifacts/e2e-aws-upgrade/openshift-e2e-test/artifacts/junit/junit_e2e.xml")
+	b.ResetTimer()
+	wanted := 0
+	for b.Loop() {
+		wanted = 0
+		for _, n := range names {
+			if e.Wants(n) {
+				wanted++
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(names)), "ns/name")
+	b.ReportMetric(float64(wanted), "wanted")
+}

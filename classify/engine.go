@@ -20,7 +20,7 @@ type Engine struct {
 	rules    []Rule
 	compiled []*compiledRule
 	matchers []*compiledMatcher // every matcher of every rule, by id
-	wants    *regexp.Regexp     // any rule's files
+	wants    []wantGlob         // any rule's files
 
 	mu       sync.Mutex
 	programs map[string]*program // by file kind and active rules
@@ -75,15 +75,17 @@ func NewEngine(rules []Rule) (*Engine, error) {
 			if !reads {
 				break
 			}
-			g, _ := globRegexp(f)
-			globs = append(globs, g)
+			if !slices.Contains(globs, f) {
+				globs = append(globs, f)
+			}
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if len(globs) > 0 {
-		e.wants = regexp.MustCompile(`^(?:` + strings.Join(globs, "|") + `)$`)
+	for _, g := range globs {
+		re, _ := globRegexp(g)
+		e.wants = append(e.wants, wantGlob{suffix: literalSuffix(g), re: regexp.MustCompile(`^(?:` + re + `)$`)})
 	}
 	return e, nil
 }
@@ -98,7 +100,27 @@ func (e *Engine) Rules() []Rule {
 // Wants reports whether any rule reads the object at rel, a path relative to
 // the run directory with forward slashes.
 func (e *Engine) Wants(rel string) bool {
-	return e.wants != nil && e.wants.MatchString(rel)
+	for _, w := range e.wants {
+		if strings.HasSuffix(rel, w.suffix) && w.re.MatchString(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// wantGlob is one files glob: a run has thousands of objects, and most of
+// them are turned away by the literal their name must end with, before the
+// expression is run.
+type wantGlob struct {
+	suffix string
+	re     *regexp.Regexp
+}
+
+// literalSuffix is the literal end of a glob, after its last wildcard,
+// class, brace, comma or escape: "artifacts/**/junit*.xml" -> ".xml". What
+// follows an escape is literal too, so cutting there is safe.
+func literalSuffix(glob string) string {
+	return glob[strings.LastIndexAny(glob, "*?[]{},\\")+1:]
 }
 
 // RunInfo is what a Scan knows of a run besides its files.

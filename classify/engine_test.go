@@ -590,3 +590,20 @@ func TestEngineLiteralBudget(t *testing.T) {
 		t.Errorf("got %s", dump(got))
 	}
 }
+
+func TestLiteralSuffix(t *testing.T) {
+	for glob, want := range map[string]string{
+		"artifacts/**/junit*.xml":                 ".xml",
+		"artifacts/*/pods/*{apiserver,etcd}*.log": ".log",
+		"build-log.txt":                           "build-log.txt",
+		"logs/x.{log,txt}":                        "",
+		"a/b[0-9]":                                "",
+		`odd\*name.log`:                           "name.log",
+		`a*b\.log`:                                ".log",
+		"artifacts/**/gather-extra/clusterversion.json": "/gather-extra/clusterversion.json",
+	} {
+		if got := literalSuffix(glob); got != want {
+			t.Errorf("literalSuffix(%q) = %q, want %q", glob, got, want)
+		}
+	}
+}
