@@ -7,10 +7,10 @@ import (
 )
 
 // limited bounds the requests a crawl has in flight: a listing holds a
-// slot while it runs, an opened object until it is closed. Each run reads
-// one object at a time, so the pool runs more runs than slots, and while
-// one run waits for an answer others keep every slot busy; the crawl then
-// makes --concurrency requests at once, whatever the runs' own sequences.
+// slot while it runs, an opened object until it is closed (a small object
+// read ahead is read whole and closed at once; see ahead). The pool runs
+// more runs than slots, so that while some runs parse, others keep every
+// slot busy: the crawl makes --concurrency requests at once.
 type limited struct {
 	Source
 	slots chan struct{}
