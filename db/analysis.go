@@ -449,9 +449,25 @@ type SymptomRate struct {
 	ShareOfFailures     float64 // FailedWith / FailedRuns; NaN without failed runs
 }
 
+// edgeOf is the SQL of the edge of the runs grouped as g (columns release,
+// from_release and upgrade): the expression of runs.edge. Computed from the
+// columns, the edge lets SQLite read runs from a covering index, which it
+// never does for a query that names a virtual column.
+func edgeOf(g string) string {
+	return `CASE
+		WHEN ` + g + `.release IS NULL THEN NULL
+		WHEN ` + g + `.from_release IS NULL OR ` + g + `.from_release = ` + g + `.release THEN ` + g + `.release || ' ' || coalesce(` + g + `.upgrade, '-')
+		ELSE ` + g + `.from_release || '->' || ` + g + `.release || ' ' || coalesce(` + g + `.upgrade, '-')
+	END`
+}
+
 // symptomRatesQuery is v_symptom_rates with f's conditions written inside
 // each arm, where SQLite can use an index for them, including those on runs
-// (Job, Since) that the view has no column for.
+// (Job, Since) that the view has no column for. Each arm first groups the
+// runs (and the matches) by job and run edge, the runs in the order of
+// runs_analysis (no sort), then sums those few groups into the scope's
+// keys: the variants of a million runs are counted without reading the
+// table or sorting every run.
 func symptomRatesQuery(f Filter) (string, []any) {
 	var runs where // the conditions on runs r
 	if f.Job != "" {
@@ -460,10 +476,17 @@ func symptomRatesQuery(f Filter) (string, []any) {
 	if !f.Since.IsZero() {
 		runs.add(`r.started_at >= ?`, formatTime(f.Since))
 	}
-	arms := []struct{ scope, key, join, cond string }{
-		{ScopeJob, `r.job`, ``, ``},
-		{ScopeEdge, `r.edge`, ``, ` AND r.edge IS NOT NULL`},
-		{ScopeVariant, variantKey, ` JOIN jobs j ON j.name = r.job`, ` AND r.edge IS NOT NULL`},
+	arms := []struct {
+		scope, key, join, cond string
+		// keyCond is the condition of a key on runs r, when the key can
+		// be looked up in an index of runs; else the key is kept after
+		// the groups are summed.
+		keyCond string
+	}{
+		{ScopeJob, `g.job`, ``, ``, `r.job = ?`},
+		{ScopeEdge, edgeOf("g"), ``, ` AND r.release IS NOT NULL`, `r.edge = ?`},
+		{ScopeVariant, edgeOf("g") + ` || ' ' || coalesce(j.platform, '-') || ' ' || coalesce(j.network, '-') || ' ' || coalesce(j.arch, '-')`,
+			` JOIN jobs j ON j.name = g.job`, ` AND r.release IS NOT NULL`, ``},
 	}
 	var parts []string
 	var args []any
@@ -473,9 +496,21 @@ func symptomRatesQuery(f Filter) (string, []any) {
 		}
 		cond := `+` + countedRun + a.cond + runs.sql()
 		condArgs := slices.Clone(runs.args)
+		// runs_analysis is read in the order of the grouping, and covers
+		// it; an edge is looked up in runs_edge instead.
+		index, having := ` INDEXED BY runs_analysis`, ``
+		var havingArgs []any
 		if f.Key != "" {
-			cond += ` AND ` + a.key + ` = ?`
-			condArgs = append(condArgs, f.Key)
+			if a.keyCond != "" {
+				cond += ` AND ` + a.keyCond
+				condArgs = append(condArgs, f.Key)
+				if a.scope == ScopeEdge {
+					index = ``
+				}
+			} else {
+				having = ` HAVING scope_key = ?`
+				havingArgs = append(havingArgs, f.Key)
+			}
 		}
 		symptom, hit := ``, ``
 		if f.Symptom != "" {
@@ -484,19 +519,29 @@ func symptomRatesQuery(f Filter) (string, []any) {
 		parts = append(parts, `SELECT s.id, '`+a.scope+`', t.scope_key, t.finished_runs,
 	coalesce(h.runs_with, 0), coalesce(h.failed_with, 0), t.failed_runs
 FROM (
-	SELECT `+a.key+` AS scope_key, count(*) AS finished_runs, sum(r.result <> 'success') AS failed_runs
-	FROM runs r`+a.join+`
-	WHERE `+cond+`
-	GROUP BY 1
+	SELECT `+a.key+` AS scope_key, sum(g.finished_runs) AS finished_runs, sum(g.failed_runs) AS failed_runs
+	FROM (
+		SELECT r.job, r.release, r.from_release, r.upgrade, count(*) AS finished_runs, sum(r.result <> 'success') AS failed_runs
+		FROM runs r`+index+`
+		WHERE `+cond+`
+		GROUP BY r.job, r.release, r.from_release, r.upgrade
+	) g`+a.join+`
+	GROUP BY 1`+having+`
 ) t
 JOIN symptoms s ON s.active = 1`+symptom+`
 LEFT JOIN (
-	SELECT rs.symptom_id, `+a.key+` AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
-	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id`+a.join+`
-	WHERE `+cond+hit+`
+	SELECT g.symptom_id, `+a.key+` AS scope_key, sum(g.runs_with) AS runs_with, sum(g.failed_with) AS failed_with
+	FROM (
+		SELECT rs.symptom_id, r.job, r.release, r.from_release, r.upgrade,
+			count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
+		FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+		WHERE `+cond+hit+`
+		GROUP BY 1, 2, 3, 4, 5
+	) g`+a.join+`
 	GROUP BY 1, 2
 ) h ON h.symptom_id = s.id AND h.scope_key = t.scope_key`)
 		args = append(args, condArgs...)
+		args = append(args, havingArgs...)
 		if f.Symptom != "" {
 			args = append(args, f.Symptom)
 		}
@@ -618,15 +663,33 @@ type WeeklyRate struct {
 // start, over every finished run with a known edge and start, ordered by
 // edge and week: a trend to chart.
 func (d *DB) WeeklyRates(ctx context.Context, symptom string) ([]WeeklyRate, error) {
-	// The runs per week from the index of edges, the hits from the
-	// symptom's evidence: no lookup of run_symptoms for every run.
-	rows, err := d.db.QueryContext(ctx, `SELECT t.edge, t.week, t.monday, t.runs, coalesce(h.hits, 0)
+	// The runs per week are counted in runs_edge, by edge and week, one
+	// range of the index each (edges found by skipping through it, weeks
+	// from the edge's first run to its last): no sort of every run, nor a
+	// lookup of run_symptoms for every run. The hits come from the
+	// symptom's evidence.
+	rows, err := d.db.QueryContext(ctx, `WITH RECURSIVE
+edges (edge) AS (
+	SELECT min(r.edge) FROM runs r WHERE r.edge IS NOT NULL
+	UNION ALL
+	SELECT (SELECT min(r.edge) FROM runs r WHERE r.edge > e.edge) FROM edges e WHERE e.edge IS NOT NULL
+),
+weeks (edge, monday, last) AS (
+	SELECT e.edge,
+		date((SELECT min(r.started_at) FROM runs r WHERE r.edge = e.edge), '-6 days', 'weekday 1'),
+		(SELECT max(r.started_at) FROM runs r WHERE r.edge = e.edge)
+	FROM edges e WHERE e.edge IS NOT NULL
+	UNION ALL
+	SELECT w.edge, date(w.monday, '+7 days'), w.last FROM weeks w WHERE date(w.monday, '+7 days') <= w.last
+)
+SELECT t.edge, t.week, t.monday, t.runs, coalesce(h.hits, 0)
 FROM (
-	SELECT r.edge, strftime('%G-W%V', r.started_at) AS week, min(date(r.started_at, '-6 days', 'weekday 1')) AS monday,
-		count(*) AS runs
-	FROM runs r INDEXED BY runs_edge
-	WHERE `+"+"+countedRun+` AND r.edge IS NOT NULL AND r.started_at IS NOT NULL
-	GROUP BY 1, 2
+	SELECT w.edge, strftime('%G-W%V', w.monday) AS week, w.monday, (
+		SELECT count(*) FROM runs r INDEXED BY runs_edge
+		WHERE r.edge = w.edge AND r.started_at >= w.monday AND r.started_at < date(w.monday, '+7 days')
+			AND `+"+"+countedRun+`
+	) AS runs
+	FROM weeks w
 ) t
 LEFT JOIN (
 	SELECT r.edge, strftime('%G-W%V', r.started_at) AS week, count(*) AS hits
@@ -634,6 +697,7 @@ LEFT JOIN (
 	WHERE rs.symptom_id = ? AND `+"+"+countedRun+` AND r.edge IS NOT NULL AND r.started_at IS NOT NULL
 	GROUP BY 1, 2
 ) h ON h.edge = t.edge AND h.week = t.week
+WHERE t.runs > 0
 ORDER BY t.edge, t.week`, symptom)
 	if err != nil {
 		return nil, fmt.Errorf("weekly rates of %s: %w", symptom, err)

@@ -435,6 +435,11 @@ func TestWeeklyRates(t *testing.T) {
 		anRun(anMinor, 4, "aborted", day("2026-01-04"), "etcd"),
 		anRun(anMicro, 5, "success", day("2027-01-03")),
 		anRun(anOld, 6, "failure", day("2026-01-01"), "etcd"),
+		// A week of only a pending run, weeks without runs, a run whose
+		// start is unknown: none is listed.
+		anRun(anMinor, 7, "pending", day("2026-01-20"), "etcd"),
+		anRun(anMinor, 8, "success", day("2026-02-10")),
+		anRun(anMicro, 9, "failure", time.Time{}, "etcd"),
 	})
 	rates, err := d.WeeklyRates(t.Context(), "etcd")
 	if err != nil {
@@ -447,6 +452,7 @@ func TestWeeklyRates(t *testing.T) {
 	want := []string{
 		"4.13->4.14 minor 2025-W52 2025-12-22 1/1",
 		"4.13->4.14 minor 2026-W01 2025-12-29 1/2",
+		"4.13->4.14 minor 2026-W07 2026-02-09 0/1",
 		"4.14 micro 2026-W53 2026-12-28 0/1",
 	}
 	if !slices.Equal(got, want) {

@@ -3,6 +3,7 @@ package db_test
 import (
 	"database/sql"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -249,5 +250,52 @@ func TestJobNames(t *testing.T) {
 	}
 	if len(names) != 6 || !slices.IsSorted(names) || !slices.Contains(names, "release-openshift-origin-installer-e2e-aws-upgrade") {
 		t.Errorf("job names %q, want the 6 upgrade jobs of the sample, sorted", names)
+	}
+}
+
+// TestRecipePlans explains every analysts' recipe of the documentation on a
+// newly migrated database, as an analyst's sqlite3 plans it (no statistics),
+// and fails when a plan reads a large table whole: a SCAN of runs, tests or
+// run_symptoms (or of the analysis tables) that no index serves. A scan of a
+// covering index is allowed only to the recipes that count every run of
+// every scope key they return. The plans are printed with -v, in the short
+// form the README shows.
+func TestRecipePlans(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plans.db")
+	store, err := db.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The recipes that count every run of every key they return, for which
+	// reading a covering index whole is the least there is to read.
+	countsAll := map[string]bool{"symptom-rates-per-edge": true}
+	// The large tables and the aliases the schema's views give them.
+	const large = `(runs|r|tests|run_symptoms|rs|symptom_verdicts|v|test_flake_rates|f)`
+	tableScan := regexp.MustCompile(`^SCAN ` + large + `$`)
+	indexScan := regexp.MustCompile(`^SCAN ` + large + ` USING (COVERING )?INDEX `)
+	all := recipes(t)
+	if len(all) == 0 {
+		t.Fatal("no recipe found in the documentation")
+	}
+	names := slices.Sorted(maps.Keys(all))
+	for _, name := range names {
+		steps := plan(t, conn, all[name])
+		t.Logf("plan of %s:\n  %s", name, strings.Join(steps, "\n  "))
+		for _, s := range steps {
+			switch {
+			case tableScan.MatchString(s):
+				t.Errorf("%s: %q reads a table whole, without an index", name, s)
+			case indexScan.MatchString(s) && !countsAll[name]:
+				t.Errorf("%s: %q reads an index whole where a search would do", name, s)
+			}
+		}
 	}
 }

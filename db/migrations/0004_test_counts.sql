@@ -33,3 +33,82 @@ FROM runs r INDEXED BY runs_key
 CROSS JOIN tests t ON t.job = r.job AND t.build_id = r.build_id
 WHERE t.status IN ('pass', 'fail', 'flake') AND r.result IN ('success', 'failure', 'error')
 GROUP BY 1, 2, 3, 4, 5, 6;
+
+-- v_symptom_rates counted the variants by reading every run's row of the
+-- table (a variant names the run's edge, a virtual column, which SQLite never
+-- reads from an index) and sorting them. Its variant arm now groups the runs
+-- by job and run edge in the order of runs_analysis, which covers that, and
+-- sums those groups into variants; the edge is computed as runs.edge is.
+-- The other arms and the columns are unchanged.
+DROP VIEW v_symptom_rates;
+CREATE VIEW v_symptom_rates AS
+SELECT s.id AS symptom, 'job' AS scope, t.scope_key, t.finished_runs,
+	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
+	coalesce(h.runs_with - h.failed_with, 0) AS passed_with, coalesce(h.runs_with, 0) * 1.0 / t.finished_runs AS rate,
+	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures
+FROM (
+	SELECT r.job AS scope_key, count(*) AS finished_runs, sum(r.result <> 'success') AS failed_runs
+	FROM runs r
+	WHERE +r.result IN ('success', 'failure', 'error')
+	GROUP BY 1
+) t
+JOIN symptoms s ON s.active = 1
+LEFT JOIN (
+	SELECT rs.symptom_id, r.job AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
+	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+	WHERE +r.result IN ('success', 'failure', 'error')
+	GROUP BY 1, 2
+) h ON h.symptom_id = s.id AND h.scope_key = t.scope_key
+UNION ALL
+SELECT s.id AS symptom, 'edge' AS scope, t.scope_key, t.finished_runs,
+	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
+	coalesce(h.runs_with - h.failed_with, 0) AS passed_with, coalesce(h.runs_with, 0) * 1.0 / t.finished_runs AS rate,
+	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures
+FROM (
+	SELECT r.edge AS scope_key, count(*) AS finished_runs, sum(r.result <> 'success') AS failed_runs
+	FROM runs r
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.edge IS NOT NULL
+	GROUP BY 1
+) t
+JOIN symptoms s ON s.active = 1
+LEFT JOIN (
+	SELECT rs.symptom_id, r.edge AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
+	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.edge IS NOT NULL
+	GROUP BY 1, 2
+) h ON h.symptom_id = s.id AND h.scope_key = t.scope_key
+UNION ALL
+SELECT s.id AS symptom, 'variant' AS scope, t.scope_key, t.finished_runs,
+	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
+	coalesce(h.runs_with - h.failed_with, 0) AS passed_with, coalesce(h.runs_with, 0) * 1.0 / t.finished_runs AS rate,
+	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures
+FROM (
+	SELECT CASE
+			WHEN g.from_release IS NULL OR g.from_release = g.release THEN g.release || ' ' || coalesce(g.upgrade, '-')
+			ELSE g.from_release || '->' || g.release || ' ' || coalesce(g.upgrade, '-')
+		END || ' ' || coalesce(j.platform, '-') || ' ' || coalesce(j.network, '-') || ' ' || coalesce(j.arch, '-') AS scope_key,
+		sum(g.finished_runs) AS finished_runs, sum(g.failed_runs) AS failed_runs
+	FROM (
+		SELECT r.job, r.release, r.from_release, r.upgrade, count(*) AS finished_runs, sum(r.result <> 'success') AS failed_runs
+		FROM runs r INDEXED BY runs_analysis
+		WHERE +r.result IN ('success', 'failure', 'error') AND r.release IS NOT NULL
+		GROUP BY r.job, r.release, r.from_release, r.upgrade
+	) g JOIN jobs j ON j.name = g.job
+	GROUP BY 1
+) t
+JOIN symptoms s ON s.active = 1
+LEFT JOIN (
+	SELECT g.symptom_id, CASE
+			WHEN g.from_release IS NULL OR g.from_release = g.release THEN g.release || ' ' || coalesce(g.upgrade, '-')
+			ELSE g.from_release || '->' || g.release || ' ' || coalesce(g.upgrade, '-')
+		END || ' ' || coalesce(j.platform, '-') || ' ' || coalesce(j.network, '-') || ' ' || coalesce(j.arch, '-') AS scope_key,
+		sum(g.runs_with) AS runs_with, sum(g.failed_with) AS failed_with
+	FROM (
+		SELECT rs.symptom_id, r.job, r.release, r.from_release, r.upgrade,
+			count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
+		FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+		WHERE +r.result IN ('success', 'failure', 'error') AND r.release IS NOT NULL
+		GROUP BY 1, 2, 3, 4, 5
+	) g JOIN jobs j ON j.name = g.job
+	GROUP BY 1, 2
+) h ON h.symptom_id = s.id AND h.scope_key = t.scope_key;
