@@ -81,6 +81,12 @@ func TestTestCountsFollowWrites(t *testing.T) {
 			ctRun(b, 5, "success", "4.15", "4.15", "micro", "s/x=pass"),
 			ctRun(b, 5, "failure", "4.15", "4.15", "micro", "s/x=pass", "s/x=fail", "s/v=skip"),
 		}, 5},
+		{"a run with a 19-digit build id", []Record{
+			ctRun(b, 1700000000000979322, "failure", "4.15", "4.15", "micro", "s/x=fail"),
+		}, 5},
+		{"the run with a 19-digit build id no longer counts", []Record{
+			ctRun(b, 1700000000000979322, "pending", "4.15", "4.15", "micro", "s/x=fail"),
+		}, 5},
 		{"every run of a job leaves its edge", []Record{
 			ctRun(a, 1, "aborted", "4.13", "4.14", "minor"),
 			ctRun(a, 3, "success", "4.14", "4.14", "micro", "s/w=flake"),
