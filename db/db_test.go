@@ -1,6 +1,7 @@
 package db
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
 	"net/url"
@@ -184,5 +185,26 @@ func TestOpenPathNeedingEscape(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("database is not where asked: %v", err)
+	}
+}
+
+// TestNeedsMigration: a current database needs none; a file that is not a
+// database is told apart, so that readers say so instead of waiting.
+func TestNeedsMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.db")
+	d, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if need, err := NeedsMigration(t.Context(), path); err != nil || need {
+		t.Errorf("NeedsMigration on a new database: %v, %v; want false", need, err)
+	}
+	junk := filepath.Join(t.TempDir(), "junk.db")
+	if err := os.WriteFile(junk, bytes.Repeat([]byte("not sqlite "), 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NeedsMigration(t.Context(), junk); !errors.Is(err, ErrNotDatabase) {
+		t.Errorf("NeedsMigration on a text file: %v, want ErrNotDatabase", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path"
 	"sort"
 	"strconv"
@@ -122,4 +123,31 @@ func rollback(tx *sql.Tx) error {
 		return fmt.Errorf("rollback: %w", err)
 	}
 	return nil
+}
+
+// NeedsMigration reports whether the database at path lacks migrations this
+// program would apply on Open. It only reads: a caller that must not migrate
+// without the writer's lock (see AcquireLock) asks first.
+func NeedsMigration(ctx context.Context, path string) (bool, error) {
+	ms, err := migrations()
+	if err != nil {
+		return false, err
+	}
+	sqldb, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return false, fmt.Errorf("open db %s: %w", path, err)
+	}
+	defer sqldb.Close()
+	var tables int
+	if err := sqldb.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables); err != nil {
+		return false, fmt.Errorf("open db %s: %w", path, openError(err))
+	}
+	if tables == 0 {
+		return true, nil
+	}
+	var newest sql.NullInt64
+	if err := sqldb.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&newest); err != nil {
+		return false, fmt.Errorf("open db %s: %w", path, err)
+	}
+	return newest.Int64 < ms[len(ms)-1].version, nil
 }

@@ -77,7 +77,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer lock.Release()
-	store, err := openExisting(ctx, dbPath)
+	store, err := openLocked(ctx, dbPath)
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ loadable into BigQuery:
 	if format != "jsonl" {
 		return usagef("--format %q: want jsonl", format)
 	}
-	store, err := openExisting(ctx, dbPath)
+	store, err := openExisting(ctx, dbPath, stderr)
 	if err != nil {
 		return err
 	}
