@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -605,5 +608,61 @@ func TestLiteralSuffix(t *testing.T) {
 		if got := literalSuffix(glob); got != want {
 			t.Errorf("literalSuffix(%q) = %q, want %q", glob, got, want)
 		}
+	}
+}
+
+// TestFileAtAnyOrder: the files of a sample run given with FileAt in
+// reverse order, and the tests and upgrade state given after them with
+// SetRun, find the same symptoms with the same evidence as the files given
+// in order with everything known at Begin.
+func TestFileAtAnyOrder(t *testing.T) {
+	e, err := NewEngine(Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := filepath.Glob("../testdata/bucket/logs/*/*")
+	tests := []prow.TestResult{
+		{Name: "[sig-api-machinery] Kubernetes APIs remain available for new connections", Status: prow.StatusFail, Message: "API was unreachable during upgrade for at least 2m"},
+		{Name: "[sig-network] pods should be reachable", Status: prow.StatusPass},
+	}
+	compared, found := 0, 0
+	for _, dir := range runs {
+		var files []file
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			rel = filepath.ToSlash(rel)
+			if e.Wants(rel) {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				files = append(files, file{rel, string(b)})
+			}
+			return nil
+		})
+		if len(files) < 2 {
+			continue
+		}
+		start := time.Date(2023, 9, 1, 0, 0, 0, 0, time.UTC)
+		want, _ := scanFiles(t, e, RunInfo{Start: start, Tests: tests, UpgradeState: "Partial"}, files...)
+		s := e.Begin(RunInfo{Start: start})
+		for i := len(files) - 1; i >= 0; i-- {
+			if err := s.FileAt(t.Context(), files[i].rel, i+1, strings.NewReader(files[i].content)); err != nil {
+				t.Fatalf("%s: %v", files[i].rel, err)
+			}
+		}
+		s.SetRun(tests, "Partial")
+		got := s.Matches()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: in reverse with FileAt and SetRun:\n%+v\nin order:\n%+v", dir, got, want)
+		}
+		compared++
+		found += len(want)
+	}
+	if compared < 20 || found < compared {
+		t.Fatalf("compared %d runs with %d matches; the sample bucket should give more", compared, found)
 	}
 }

@@ -91,14 +91,23 @@ func (a *evidence) before(b *evidence) bool {
 }
 
 // Begin starts the scan of one run and matches what info holds (tests and
-// upgrade state).
+// upgrade state). Those can also be given later, with SetRun.
 func (e *Engine) Begin(info RunInfo) *Scan {
 	s := &Scan{e: e, info: info, state: make([]matcherState, len(e.matchers)), wins: make(map[int]*seqWindow)}
-	for _, m := range e.matchers {
+	s.SetRun(info.Tests, info.UpgradeState)
+	return s
+}
+
+// SetRun matches the run's merged test results and upgrade state, in place
+// of those Begin was given: a crawl learns them while it reads the files.
+func (s *Scan) SetRun(tests []prow.TestResult, upgradeState string) {
+	s.info.Tests, s.info.UpgradeState = tests, upgradeState
+	for _, m := range s.e.matchers {
 		st := &s.state[m.id]
 		switch m.kind {
 		case kindJUnit:
-			for _, t := range info.Tests {
+			*st = matcherState{}
+			for _, t := range tests {
 				if !slices.Contains(m.junit.status, t.Status) || !m.junit.name.MatchString(t.Name) {
 					continue
 				}
@@ -112,13 +121,13 @@ func (e *Engine) Begin(info RunInfo) *Scan {
 				}
 			}
 		case kindUpgrade:
-			if info.UpgradeState == m.upgrade {
+			*st = matcherState{}
+			if upgradeState == m.upgrade {
 				st.count = 1
 				st.has, st.ev = true, evidence{excerpt: "clusterversion history[0].state = " + m.upgrade}
 			}
 		}
 	}
-	return s
 }
 
 // File matches one file of the run. rel is its path relative to the run
@@ -132,6 +141,15 @@ func (e *Engine) Begin(info RunInfo) *Scan {
 //
 // A read or parse error is returned; what was matched before it counts.
 func (s *Scan) File(ctx context.Context, rel string, r io.Reader) error {
+	return s.FileAt(ctx, rel, s.files+1, r)
+}
+
+// FileAt is File for the file at place order (from 1) among the run's
+// files. Files may then be given in any order: where several hold evidence
+// of a rule, the one with the lowest order is reported, as if they had come
+// in that order. A run's files are given either all with File or all with
+// FileAt.
+func (s *Scan) FileAt(ctx context.Context, rel string, order int, r io.Reader) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -149,7 +167,7 @@ func (s *Scan) File(ctx context.Context, rel string, r io.Reader) error {
 	if len(p.matchers) == 0 {
 		return nil
 	}
-	s.files++
+	s.files = max(s.files, order)
 	for _, m := range p.matchers {
 		if m.kind == kindSequence {
 			delete(s.wins, m.id)
@@ -159,7 +177,7 @@ func (s *Scan) File(ctx context.Context, rel string, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	f := &fileState{p: p, rel: rel, file: s.files, lineNo: 1}
+	f := &fileState{p: p, rel: rel, file: order, lineNo: 1}
 	switch kind {
 	case fileDisruption:
 		return s.disruption(f, src)
@@ -509,7 +527,7 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 		}
 	}
 	st.count++
-	if !st.has {
+	if !st.has || f.file < st.ev.file {
 		ev := evidence{file: f.file, rel: f.rel, line: f.lineAt(start), excerpt: excerpt(line)}
 		if f.event != nil {
 			ev.at = f.event.From

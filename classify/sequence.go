@@ -21,7 +21,7 @@ type seqStart struct {
 	at       time.Time
 	line     int
 	ns, node string
-	raw      string // the line, kept only while the matcher has no evidence
+	raw      string // the line, kept only while it could become evidence
 }
 
 func (s *Scan) window(id int) *seqWindow {
@@ -44,7 +44,7 @@ func (s *Scan) seqFirst(f *fileState, m *compiledMatcher, t *prow.MonitorLine, l
 		w.head = 0
 	}
 	ev := seqStart{at: t.At, line: f.lineAt(start), ns: t.Namespace, node: t.Node}
-	if !s.state[m.id].has {
+	if st := &s.state[m.id]; !st.has || f.file < st.ev.file {
 		ev.raw = string(line[:min(len(line), 4*MaxExcerpt)])
 	}
 	w.firsts = append(w.firsts, ev)
@@ -83,7 +83,7 @@ func (s *Scan) seqThen(f *fileState, m *compiledMatcher, t *prow.MonitorLine, li
 			}
 		}
 		st.count++
-		if !st.has {
+		if !st.has || f.file < st.ev.file {
 			text := truncateUTF8(excerpt([]byte(first.raw)), maxSequenceHalf) + sequenceJoin + truncateUTF8(excerpt(line), maxSequenceHalf)
 			st.has = true
 			st.ev = evidence{file: f.file, rel: f.rel, line: first.line, excerpt: text, at: s.dated(first.at)}

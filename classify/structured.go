@@ -29,7 +29,7 @@ func (s *Scan) events(ctx context.Context, f *fileState, r io.Reader) error {
 			}
 			st := &s.state[m.id]
 			st.count++
-			if !st.has {
+			if !st.has || f.file < st.ev.file {
 				st.has, st.ev = true, evidence{file: f.file, rel: f.rel, line: n, excerpt: excerpt([]byte(text)), at: ev.From}
 			}
 		}
@@ -91,7 +91,7 @@ func (s *Scan) disruption(f *fileState, r io.Reader) error {
 				continue
 			}
 			st.count++
-			if st.has {
+			if st.has && st.ev.file <= f.file {
 				continue
 			}
 			text := fmt.Sprintf("%s disrupted for %s", e.Name, e.Duration)

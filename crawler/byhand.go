@@ -76,14 +76,18 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, path string) (Find
 	// No usable run metadata (or a run still going): classify what is there.
 	f.Started = run.StartedAt
 	rr = &runReader{}
-	info := classify.RunInfo{Start: run.StartedAt, Tests: c.readTests(ctx, "", objs, rr)}
-	if info.Start.IsZero() {
-		info.Start = st.ModTime().UTC() // dates year-less log lines
+	start := run.StartedAt
+	if start.IsZero() {
+		start = st.ModTime().UTC() // dates year-less log lines
 	}
+	ss := c.beginScan("", objs, start)
+	junits := junitFiles("", objs)
+	tests := c.readTests(ctx, junits, rr, ss)
+	var state string
 	if cv, ok := c.readClusterVersion(ctx, "", objs, rr); ok {
-		info.UpgradeState = cv.State
+		state = cv.State
 	}
-	f.Matches = c.classify(ctx, "", c.classifyFiles("", objs), info, rr)
+	f.Matches = c.classify(ctx, ss, junits, tests, state, rr)
 	f.Problems = rr.errs
 	return f, ctx.Err()
 }

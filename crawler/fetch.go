@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -177,17 +178,19 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 	// A running job's artifacts are incomplete: it is read again once done.
 	if run.Result != "pending" {
 		// Then every other object the run needs, opened ahead in the
-		// order they are read below.
-		plan := junitFiles(prefix, objs)
+		// order they are read below. JUnit files a rule reads are read
+		// once, parsed and scanned at the same time.
+		ss := c.beginScan(prefix, objs, run.StartedAt)
+		junits := junitFiles(prefix, objs)
+		plan := junits
 		if cv, ok := clusterVersionFile(prefix, objs); ok {
 			plan = append(plan, cv)
 		}
-		wanted := c.classifyFiles(prefix, objs)
-		plan = append(plan, wanted...)
+		plan = append(plan, ss.rest(junits)...)
 		a := c.openAhead(ctx, plan)
 		defer a.close()
 		rr.op = a
-		tests := c.readTests(ctx, prefix, objs, rr)
+		tests := c.readTests(ctx, junits, rr, ss)
 		for _, t := range tests {
 			rec.Tests = append(rec.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
 		}
@@ -197,30 +200,76 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 				run.UpgradeState = cv.State
 			}
 		}
-		if c.cfg.Rules != nil {
-			info := classify.RunInfo{Start: run.StartedAt, Tests: tests, UpgradeState: run.UpgradeState}
-			rec.Symptoms = c.classify(ctx, prefix, wanted, info, rr)
-		}
+		rec.Symptoms = c.classify(ctx, ss, junits, tests, run.UpgradeState, rr)
 	}
 	run.Release, run.FromRelease, run.Upgrade = edgeOf(rec.Job, *run)
 	return nil
 }
 
-// classify streams files, the objects some rule reads (classifyFiles),
-// through one scan of the run. An object that cannot be read makes the run
-// partial; a malformed one is recorded, and what was matched before the
-// problem still counts.
-func (c *Crawler) classify(ctx context.Context, prefix string, files []Entry, info classify.RunInfo, rr *runReader) []db.RunSymptom {
-	scan := c.cfg.Rules.Begin(info)
-	for _, o := range files {
-		rel := strings.TrimPrefix(o.Name, prefix)
+// symptomScan is a run's classification while the run is read: every
+// object some rule reads goes through one scan, the JUnit files among them
+// while they are parsed for tests (see readTests), the others after.
+type symptomScan struct {
+	scan   *classify.Scan
+	prefix string
+	order  map[string]int // object name -> place in the run's listing, from 1
+	wanted []Entry        // the objects some rule reads, in listing order
+}
+
+// beginScan starts the classification of the run whose objects are objs;
+// nil without rules.
+func (c *Crawler) beginScan(prefix string, objs []Entry, start time.Time) *symptomScan {
+	if c.cfg.Rules == nil {
+		return nil
+	}
+	ss := &symptomScan{scan: c.cfg.Rules.Begin(classify.RunInfo{Start: start}), prefix: prefix, order: make(map[string]int)}
+	for i, o := range objs {
+		ss.order[o.Name] = i + 1
+	}
+	ss.wanted = c.classifyFiles(prefix, objs)
+	return ss
+}
+
+// reads says whether a rule reads obj.
+func (ss *symptomScan) reads(obj Entry) bool {
+	return ss != nil && slices.ContainsFunc(ss.wanted, func(o Entry) bool { return o.Name == obj.Name })
+}
+
+// rest is what a rule reads besides the JUnit files, in listing order.
+func (ss *symptomScan) rest(junits []Entry) []Entry {
+	if ss == nil {
+		return nil
+	}
+	var out []Entry
+	for _, o := range ss.wanted {
+		if !slices.ContainsFunc(junits, func(j Entry) bool { return j.Name == o.Name }) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// file scans one object read from r.
+func (ss *symptomScan) file(ctx context.Context, obj Entry, r io.Reader) error {
+	return ss.scan.FileAt(ctx, strings.TrimPrefix(obj.Name, ss.prefix), ss.order[obj.Name], r)
+}
+
+// classify streams the objects some rule reads, apart from the JUnit files
+// (scanned while parsed), through the run's scan and returns what it found.
+// An object that cannot be read makes the run partial; a malformed one is
+// recorded, and what was matched before the problem still counts.
+func (c *Crawler) classify(ctx context.Context, ss *symptomScan, junits []Entry, tests []prow.TestResult, upgradeState string, rr *runReader) []db.RunSymptom {
+	if ss == nil {
+		return nil
+	}
+	for _, o := range ss.rest(junits) {
 		rc, err := rr.opener(c).open(ctx, o, &rr.count)
 		if err != nil {
 			rr.fail(o.Name, "read", err)
 			continue
 		}
 		cr := &capReader{r: rc, left: c.cfg.MaxObjectBytes}
-		err = scan.File(ctx, rel, cr)
+		err = ss.file(ctx, o, cr)
 		rc.Close()
 		switch {
 		case cr.over:
@@ -231,11 +280,12 @@ func (c *Crawler) classify(ctx context.Context, prefix string, files []Entry, in
 			rr.fail(o.Name, "parse", fmt.Errorf("classify %s: %w", o.Name, err))
 		}
 	}
+	ss.scan.SetRun(tests, upgradeState)
 	var out []db.RunSymptom
-	for _, m := range scan.Matches() {
+	for _, m := range ss.scan.Matches() {
 		file := m.File
 		if file != "" {
-			file = prefix + file
+			file = ss.prefix + file
 		}
 		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At})
 	}
@@ -262,12 +312,17 @@ func (c *Crawler) readJSON(ctx context.Context, obj Entry, parse func([]byte) er
 	return nil
 }
 
-// readTests parses every JUnit file under artifacts/ and merges the cases:
-// a test failed and passed in one run is a flake.
-func (c *Crawler) readTests(ctx context.Context, prefix string, objs []Entry, rr *runReader) []prow.TestResult {
+// readTests parses the run's JUnit files and merges the cases: a test
+// failed and passed in one run is a flake. A JUnit file a rule reads is
+// scanned by ss as it is parsed, from the same download.
+func (c *Crawler) readTests(ctx context.Context, junits []Entry, rr *runReader, ss *symptomScan) []prow.TestResult {
 	var cases []prow.TestCase
-	for _, o := range junitFiles(prefix, objs) {
-		got, err := c.parseJUnit(ctx, rr.opener(c), o, &rr.count)
+	for _, o := range junits {
+		var scan func(io.Reader) error
+		if ss.reads(o) {
+			scan = func(r io.Reader) error { return ss.file(ctx, o, r) }
+		}
+		got, sum, err := c.parseJUnit(ctx, rr.opener(c), o, &rr.count, scan)
 		if err != nil {
 			kind := "parse"
 			switch {
@@ -278,10 +333,22 @@ func (c *Crawler) readTests(ctx context.Context, prefix string, objs []Entry, rr
 			}
 			rr.fail(o.Name, kind, err)
 		}
+		switch {
+		case sum.over:
+			rr.fail(o.Name, "size", fmt.Errorf("read %s: %w (%d bytes); matched on the first part only", o.Name, ErrTooLarge, c.cfg.MaxObjectBytes))
+		case sum.err != nil && !isReadErr(err):
+			rr.fail(o.Name, "parse", fmt.Errorf("classify %s: %w", o.Name, sum.err))
+		}
 		// A truncated file still gives the cases read before the problem.
 		cases = append(cases, got...)
 	}
 	return prow.MergeTests(cases)
+}
+
+// teeResult is how the scan of a JUnit file went, beside its parsing.
+type teeResult struct {
+	over bool  // the file was longer than MaxObjectBytes: scanned in part
+	err  error // the scan's error
 }
 
 // readErr marks errors of the source, as opposed to errors of the content.
@@ -295,25 +362,71 @@ func isReadErr(err error) bool {
 	return errors.As(err, &re)
 }
 
-func (c *Crawler) parseJUnit(ctx context.Context, op opener, obj Entry, run *counter) ([]prow.TestCase, error) {
+// parseJUnit parses one JUnit file. With scan, the bytes parsed also go to
+// scan as they arrive, all of them even when the parser stops early, up to
+// MaxObjectBytes.
+func (c *Crawler) parseJUnit(ctx context.Context, op opener, obj Entry, run *counter, scan func(io.Reader) error) (cases []prow.TestCase, tee teeResult, err error) {
 	name := obj.Name
 	rc, err := op.open(ctx, obj, run)
 	if err != nil {
-		return nil, readErr{err}
+		return nil, tee, readErr{err}
 	}
 	defer rc.Close()
 	lr := &capReader{r: rc, left: maxJUnit}
-	cases, err := prow.ParseJUnit(lr)
+	var in io.Reader = lr
+	if scan != nil {
+		pr, pw := io.Pipe()
+		sink := &teeSink{w: pw, left: c.cfg.MaxObjectBytes}
+		done := make(chan struct{})
+		var scanErr error
+		go func() {
+			defer close(done)
+			scanErr = scan(pr)
+			pr.Close() // a scan that stopped early takes no more bytes
+		}()
+		in = io.TeeReader(lr, sink)
+		defer func() {
+			_, _ = io.Copy(io.Discard, in) // what the parser left, for the scan
+			pw.Close()
+			<-done
+			tee = teeResult{over: sink.over, err: scanErr}
+		}()
+	}
+	cases, err = prow.ParseJUnit(in)
 	switch {
 	case lr.over:
-		return nil, fmt.Errorf("read %s: %w (%d bytes)", name, ErrTooLarge, maxJUnit)
+		return nil, tee, fmt.Errorf("read %s: %w (%d bytes)", name, ErrTooLarge, maxJUnit)
 	case lr.err != nil:
-		return nil, readErr{fmt.Errorf("read %s: %w", name, lr.err)}
+		return nil, tee, readErr{fmt.Errorf("read %s: %w", name, lr.err)}
 	case err != nil:
 		// The cases before the problem are real: keep them.
-		return cases, fmt.Errorf("parse %s: %w", name, err)
+		return cases, tee, fmt.Errorf("parse %s: %w", name, err)
 	}
-	return cases, nil
+	return cases, tee, nil
+}
+
+// teeSink passes bytes on to a scan, up to a cap; it never fails the
+// reader it is teed from, whatever the scan does.
+type teeSink struct {
+	w    *io.PipeWriter
+	left int64
+	over bool
+	dead bool
+}
+
+func (t *teeSink) Write(p []byte) (int, error) {
+	n := len(p)
+	if t.dead || t.over {
+		return n, nil
+	}
+	if int64(len(p)) > t.left {
+		p, t.over = p[:t.left], true
+	}
+	t.left -= int64(len(p))
+	if _, err := t.w.Write(p); err != nil {
+		t.dead = true
+	}
+	return n, nil
 }
 
 // capReader stops at a size cap and remembers whether the source failed, so

@@ -238,9 +238,26 @@ func TestIncrementalCrawl(t *testing.T) {
 	}
 	jobs := len(query(t, d, `SELECT name FROM jobs`))
 
+	// Every object is downloaded once: a JUnit file a rule reads is
+	// scanned while it is parsed, not downloaded again.
+	_, first := e.counts()
+	seen := make(map[string]bool)
+	junits := 0
+	for _, name := range first {
+		if seen[name] {
+			t.Errorf("the first crawl downloaded %s twice", name)
+		}
+		seen[name] = true
+		if isJUnit(name[strings.Index(name, "/artifacts/")+1:]) {
+			junits++
+		}
+	}
+	if junits == 0 {
+		t.Fatal("the first crawl read no JUnit file")
+	}
+
 	// Nightly crawl of an unchanged bucket: incremental, no --since.
 	cfg.Since = time.Time{}
-	e.counts()
 	e.listOffsets()
 	sum, err := New(src, d, cfg).Run(t.Context())
 	if err != nil {
