@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/prow"
 )
 
 // gateSource serves objects from memory. Every Open waits until want opens
@@ -251,5 +252,90 @@ func TestAheadCrawlEqual(t *testing.T) {
 	}
 	if dumps[0] != dumps[1] {
 		t.Errorf("crawls with concurrency 1 and 16 differ:\n%s", firstDiff(dumps[0], dumps[1]))
+	}
+}
+
+// gatedOpens passes a run's downloads on only once want of them are asked
+// for at once (or fails the test after a second), to tell a run read in
+// one go from one read in steps.
+type gatedOpens struct {
+	Source
+	t    testing.TB
+	run  string
+	want int
+
+	mu   sync.Mutex
+	n    int
+	peak int
+	all  chan struct{}
+}
+
+func (g *gatedOpens) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if !strings.HasPrefix(name, g.run) {
+		return g.Source.Open(ctx, name)
+	}
+	g.mu.Lock()
+	g.n++
+	g.peak = max(g.peak, g.n)
+	if g.n == g.want {
+		close(g.all)
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.all:
+	case <-time.After(time.Second):
+		g.t.Errorf("open %s: %d downloads of the run asked for at once, want %d", name, g.peak, g.want)
+	}
+	g.mu.Lock()
+	g.n--
+	g.mu.Unlock()
+	return g.Source.Open(ctx, name)
+}
+
+// TestRunReadInOneGo: a finished run whose id dates it well inside the
+// crawl's window asks for its metadata and every other object it needs at
+// once; one that is not (a sequential id) asks for its metadata first.
+func TestRunReadInOneGo(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	files := func(dir string) map[string]string {
+		return map[string]string{
+			dir + "started.json":  started(t0),
+			dir + "finished.json": finished(t0.Add(time.Hour), "FAILURE"),
+			dir + "prowjob.json":  `{"status": {"state": "failure"}}`,
+			dir + "build-log.txt": "Missing CNI default network\n",
+			dir + "artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_a.xml":       junitWithFlake,
+			dir + "artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_b.xml":       junitWithFlake,
+			dir + "artifacts/e2e/gather-extra/artifacts/clusterversion.json":           `{"items": []}`,
+			dir + "artifacts/e2e/openshift-e2e-test/artifacts/junit/e2e-events_1.json": `{"items": []}`,
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		id   int64
+		want int // asked for at once, at first
+		peak int // at most at once
+	}{
+		{"snowflake id", prow.MinBuildIDAt(t0.Add(-time.Minute)) + 1, 8, 8},
+		{"sequential id", 14098, 3, 3}, // the metadata, alone
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := fmt.Sprintf("logs/%s/%d/", hostileJob, tc.id)
+			root, err := NewDir(writeTree(t, files(dir)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := &gatedOpens{Source: root, t: t, run: dir, want: tc.want, all: make(chan struct{})}
+			d := openDB(t)
+			cfg := Config{Jobs: upgradeJobs, Since: t0.Add(-30 * 24 * time.Hour), Rules: builtinRules}
+			if _, err := New(src, d, cfg).Run(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if got := query(t, d, `SELECT result, fetch_status, objects_read, (SELECT count(*) FROM tests) FROM runs`); len(got) != 1 || got[0] != "failure|complete|8|2" {
+				t.Errorf("run %v, want failure|complete|8|2", got)
+			}
+			if src.peak != tc.peak {
+				t.Errorf("at most %d downloads at once, want %d", src.peak, tc.peak)
+			}
+		})
 	}
 }

@@ -64,7 +64,7 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, path string) (Find
 	// What the run's metadata says, when it was downloaded too.
 	run := &db.Run{Result: "pending"}
 	rec := &db.Record{}
-	err = c.readRun(ctx, "", objs, run, rec, rr, func(time.Time) bool { return true })
+	err = c.readRun(ctx, "", objs, run, rec, rr, nil)
 	if err == nil && run.Result != "pending" {
 		f.Started, f.Result = run.StartedAt, run.Result
 		f.Matches, f.Problems = rec.Symptoms, rr.errs
@@ -80,7 +80,7 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, path string) (Find
 	if start.IsZero() {
 		start = st.ModTime().UTC() // dates year-less log lines
 	}
-	ss := c.beginScan("", objs, start)
+	ss := c.beginScan("", objs, c.classifyFiles("", objs), start)
 	junits := junitFiles("", objs)
 	tests := c.readTests(ctx, junits, rr, ss)
 	var state string

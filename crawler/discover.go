@@ -39,6 +39,7 @@ type task struct {
 	link      Entry  // presubmit link object naming the run directory
 	known     bool   // stored before
 	listed    bool   // part of this crawl's listing (moves the cursor)
+	inside    bool   // its id dates it well inside --since/--until
 }
 
 // jobPlan is what one job needs read.
@@ -208,6 +209,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 			if !until.IsZero() && bt.After(until.Add(idMargin)) {
 				continue
 			}
+			t.inside = (since.IsZero() || bt.After(since.Add(idMargin))) && (until.IsZero() || bt.Before(until.Add(-idMargin)))
 		}
 		st, known := states[id]
 		if known && !st.StartedAt.IsZero() && !inWindow(st.StartedAt, since, until) {

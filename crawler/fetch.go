@@ -76,10 +76,16 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 		if err != nil {
 			return err
 		}
-		return c.readRun(ctx, run.Path+"/", objs, run, rec, rr, func(started time.Time) bool {
-			res.started = started
-			return !t.listed || inWindow(started, c.cfg.Since, c.cfg.Until)
-		})
+		// Only a listed run whose id does not date it well inside
+		// --since/--until is checked against them once started.json is
+		// read.
+		var keep func(time.Time) bool
+		if t.listed && !t.inside {
+			keep = func(started time.Time) bool { return inWindow(started, c.cfg.Since, c.cfg.Until) }
+		}
+		err = c.readRun(ctx, run.Path+"/", objs, run, rec, rr, keep)
+		res.started = run.StartedAt
+		return err
 	}()
 	if errors.Is(err, errOutsideWindow) {
 		res.rec = nil
@@ -113,7 +119,7 @@ var errOutsideWindow = errors.New("run outside the time window")
 
 // readRun reads the run whose objects are objs, all under prefix: its
 // metadata, tests, upgrade versions and, with a classifier, its symptoms.
-// keep is asked with the start time whether to go on. A returned error means
+// keep, unless nil, is asked with the start time whether to go on. A returned error means
 // the run's metadata could not be read; lesser problems are recorded in rr.
 func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run *db.Run, rec *db.Record, rr *runReader, keep func(time.Time) bool) error {
 	names := make(map[string]Entry, len(objs))
@@ -123,14 +129,32 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 	if _, ok := names["started.json"]; !ok {
 		return fmt.Errorf("%sstarted.json: %w", prefix, ErrNotExist)
 	}
-	// The metadata first, all three opened at once.
+	// The metadata first, all three opened at once, then every other
+	// object the run needs, opened ahead in the order they are read
+	// below. JUnit files a rule reads are read once, parsed and scanned
+	// at the same time. A run known to be wanted (keep is nil) and known
+	// to be finished (finished.json is listed) is read in one go; any
+	// other waits for its metadata before the rest is asked for.
 	meta := []Entry{names["started.json"]}
 	for _, n := range []string{"prowjob.json", "finished.json"} {
 		if o, ok := names[n]; ok {
 			meta = append(meta, o)
 		}
 	}
-	a := c.openAhead(ctx, meta)
+	junits := junitFiles(prefix, objs)
+	wanted := c.classifyFiles(prefix, objs)
+	rest := junits
+	if cv, ok := clusterVersionFile(prefix, objs); ok {
+		rest = append(rest, cv)
+	}
+	rest = append(rest, without(wanted, junits)...)
+	_, done := names["finished.json"]
+	oneGo := keep == nil && done
+	plan := meta
+	if oneGo {
+		plan = append(plan[:len(plan):len(plan)], rest...)
+	}
+	a := c.openAhead(ctx, plan)
 	defer a.close()
 	rr.op = a
 	var started prow.Started
@@ -141,7 +165,7 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 		return err
 	}
 	run.StartedAt = time.Unix(started.Timestamp, 0).UTC()
-	if !keep(run.StartedAt) {
+	if keep != nil && !keep(run.StartedAt) {
 		return errOutsideWindow
 	}
 
@@ -177,19 +201,12 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 
 	// A running job's artifacts are incomplete: it is read again once done.
 	if run.Result != "pending" {
-		// Then every other object the run needs, opened ahead in the
-		// order they are read below. JUnit files a rule reads are read
-		// once, parsed and scanned at the same time.
-		ss := c.beginScan(prefix, objs, run.StartedAt)
-		junits := junitFiles(prefix, objs)
-		plan := junits
-		if cv, ok := clusterVersionFile(prefix, objs); ok {
-			plan = append(plan, cv)
+		if !oneGo {
+			a := c.openAhead(ctx, rest)
+			defer a.close()
+			rr.op = a
 		}
-		plan = append(plan, ss.rest(junits)...)
-		a := c.openAhead(ctx, plan)
-		defer a.close()
-		rr.op = a
+		ss := c.beginScan(prefix, objs, wanted, run.StartedAt)
 		tests := c.readTests(ctx, junits, rr, ss)
 		for _, t := range tests {
 			rec.Tests = append(rec.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
@@ -216,17 +233,16 @@ type symptomScan struct {
 	wanted []Entry        // the objects some rule reads, in listing order
 }
 
-// beginScan starts the classification of the run whose objects are objs;
-// nil without rules.
-func (c *Crawler) beginScan(prefix string, objs []Entry, start time.Time) *symptomScan {
+// beginScan starts the classification of the run whose objects are objs,
+// of which the rules read wanted (classifyFiles); nil without rules.
+func (c *Crawler) beginScan(prefix string, objs, wanted []Entry, start time.Time) *symptomScan {
 	if c.cfg.Rules == nil {
 		return nil
 	}
-	ss := &symptomScan{scan: c.cfg.Rules.Begin(classify.RunInfo{Start: start}), prefix: prefix, order: make(map[string]int)}
+	ss := &symptomScan{scan: c.cfg.Rules.Begin(classify.RunInfo{Start: start}), prefix: prefix, order: make(map[string]int), wanted: wanted}
 	for i, o := range objs {
 		ss.order[o.Name] = i + 1
 	}
-	ss.wanted = c.classifyFiles(prefix, objs)
 	return ss
 }
 
@@ -240,9 +256,14 @@ func (ss *symptomScan) rest(junits []Entry) []Entry {
 	if ss == nil {
 		return nil
 	}
+	return without(ss.wanted, junits)
+}
+
+// without is objs without those of drop.
+func without(objs, drop []Entry) []Entry {
 	var out []Entry
-	for _, o := range ss.wanted {
-		if !slices.ContainsFunc(junits, func(j Entry) bool { return j.Name == o.Name }) {
+	for _, o := range objs {
+		if !slices.ContainsFunc(drop, func(d Entry) bool { return d.Name == o.Name }) {
 			out = append(out, o)
 		}
 	}
