@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -42,6 +43,11 @@ type DB struct {
 	// beforeCommit, when set, runs inside Write just before the commit.
 	// Tests use it to look at the file while a transaction is open.
 	beforeCommit func()
+
+	// The writer's statements, compiled on the first Write.
+	prepOnce sync.Once
+	prepared []*sql.Stmt
+	prepErr  error
 }
 
 // Open opens the database at path, creating the file if needed, and brings
@@ -86,6 +92,9 @@ func openError(err error) error {
 
 // Close closes the database.
 func (d *DB) Close() error {
+	for _, s := range d.prepared {
+		s.Close()
+	}
 	if err := d.db.Close(); err != nil {
 		return fmt.Errorf("close db %s: %w", d.path, err)
 	}

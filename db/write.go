@@ -172,6 +172,9 @@ func (d *DB) Write(ctx context.Context, recs []Record, cursors []Cursor) (err er
 		return nil
 	}
 	now := time.Now()
+	if err := d.prepare(ctx); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("write: %w", err)
@@ -181,10 +184,7 @@ func (d *DB) Write(ctx context.Context, recs []Record, cursors []Cursor) (err er
 			err = errors.Join(err, rollback(tx))
 		}
 	}()
-	w, err := prepareWriter(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("write: %w", err)
-	}
+	w := prepareWriter(ctx, d, tx)
 	defer func() { err = errors.Join(err, w.close()) }()
 	// test_counts follows the runs: what the batch's runs counted before it
 	// goes out, what they count after comes in.
@@ -226,29 +226,38 @@ type writer struct {
 	job, delTests, delSymptoms, delErrors, run, test, runError, symptom, cursorStmt *sql.Stmt
 }
 
-func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{}
-	for _, s := range []struct {
-		stmt  **sql.Stmt
-		query string
-	}{
-		{&w.job, upsertJob},
-		{&w.delTests, deleteTests},
-		{&w.delSymptoms, deleteSymptoms},
-		{&w.delErrors, deleteErrors},
-		{&w.run, upsertRun},
-		{&w.test, insertTest},
-		{&w.runError, insertError},
-		{&w.symptom, insertSymptom},
-		{&w.cursorStmt, upsertCursor},
-	} {
-		stmt, err := tx.PrepareContext(ctx, s.query)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("prepare: %w", err), w.close())
+// writerQueries are the writer's statements, in the order of writerStmts.
+var writerQueries = []string{upsertJob, deleteTests, deleteSymptoms, deleteErrors, upsertRun, insertTest, insertError, insertSymptom, upsertCursor}
+
+func (w *writer) stmts() []**sql.Stmt {
+	return []**sql.Stmt{&w.job, &w.delTests, &w.delSymptoms, &w.delErrors, &w.run, &w.test, &w.runError, &w.symptom, &w.cursorStmt}
+}
+
+// prepare compiles the writer's statements once per database, outside any
+// transaction (the database has one connection, which a transaction holds):
+// a crawl writes a run or a few at a time, and compiling nine statements
+// for each batch cost about as much as writing it.
+func (d *DB) prepare(ctx context.Context) error {
+	d.prepOnce.Do(func() {
+		for _, q := range writerQueries {
+			stmt, err := d.db.PrepareContext(context.WithoutCancel(ctx), q)
+			if err != nil {
+				d.prepErr = fmt.Errorf("prepare: %w", err)
+				return
+			}
+			d.prepared = append(d.prepared, stmt)
 		}
-		*s.stmt = stmt
+	})
+	return d.prepErr
+}
+
+// prepareWriter binds the compiled statements to tx.
+func prepareWriter(ctx context.Context, d *DB, tx *sql.Tx) *writer {
+	w := &writer{}
+	for i, s := range w.stmts() {
+		*s = tx.StmtContext(ctx, d.prepared[i])
 	}
-	return w, nil
+	return w
 }
 
 func (w *writer) close() error {

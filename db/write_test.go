@@ -442,24 +442,30 @@ func TestConcurrentReaderSeesWholeBatches(t *testing.T) {
 }
 
 func BenchmarkWrite(b *testing.B) {
-	const runs, tests = 100, 300
-	d := openTest(b)
-	batch := make([]Record, runs)
-	for i := range batch {
-		batch[i] = testRecord(int64(i+1), tests)
+	// A backfill's batches, and a crawl's: a run or a few at a time, as
+	// the writer stores what has arrived whenever it is idle.
+	for _, size := range []struct{ runs, tests int }{{100, 300}, {2, 300}} {
+		b.Run(fmt.Sprintf("batch=%d", size.runs), func(b *testing.B) {
+			runs, tests := size.runs, size.tests
+			d := openTest(b)
+			batch := make([]Record, runs)
+			for i := range batch {
+				batch[i] = testRecord(int64(i+1), tests)
+			}
+			var next int64 = 1
+			for b.Loop() {
+				// New runs each time, as a crawl writes them.
+				for i := range batch {
+					batch[i].Run.BuildID = next
+					next++
+				}
+				if err := d.Write(b.Context(), batch, []Cursor{{Bucket: bucket, Job: jobName, BuildID: next - 1}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(b.N*runs)/sec, "runs/s")
+			b.ReportMetric(float64(b.N*runs*tests)/sec, "tests/s")
+		})
 	}
-	var next int64 = 1
-	for b.Loop() {
-		// New runs each time, as a crawl writes them.
-		for i := range batch {
-			batch[i].Run.BuildID = next
-			next++
-		}
-		if err := d.Write(b.Context(), batch, []Cursor{{Bucket: bucket, Job: jobName, BuildID: next - 1}}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	sec := b.Elapsed().Seconds()
-	b.ReportMetric(float64(b.N*runs)/sec, "runs/s")
-	b.ReportMetric(float64(b.N*runs*tests)/sec, "tests/s")
 }
