@@ -255,9 +255,12 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 
 // write is the single writer: it batches results into transactions, each
 // carrying the runs and the cursors they move. A batch is stored when it is
-// full or when no result is waiting.
+// full, or when no result is waiting and it holds a few runs or its oldest
+// has waited 100 ms.
 func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) error {
 	const maxBatch = 64
+	const minBatch = 8                     // stored when idle with this many
+	const maxWait = 100 * time.Millisecond // or with one this old
 	var recs []db.Record
 	var n int
 	cursors := make(map[string]*cursorTracker)
@@ -310,23 +313,44 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 		}
 		return nil
 	}
+	timer := time.NewTimer(maxWait)
+	timer.Stop()
+	var since time.Time // when the oldest result not yet stored arrived
 	for {
 		var r result
 		var ok bool
 		select {
 		case r, ok = <-msgs:
 		default:
-			// Nothing waiting: store what was read before waiting, so
-			// that batches grow only while runs arrive faster than they
-			// are stored, and little is left to store once the last
-			// run is read.
-			if err := flush(); err != nil {
-				return err
+			// Nothing waiting: store what was read when it is a batch's
+			// worth or has waited long enough, so that batches grow while
+			// runs arrive faster than they are stored, and little is left
+			// to store once the last run is read.
+			if n >= minBatch || (n > 0 && time.Since(since) >= maxWait) || (n == 0 && len(moved) > 0) {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
-			r, ok = <-msgs
+			if n == 0 {
+				r, ok = <-msgs
+				break
+			}
+			timer.Reset(maxWait - time.Since(since))
+			select {
+			case r, ok = <-msgs:
+				timer.Stop()
+			case <-timer.C:
+				if err := flush(); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		if !ok {
 			return flush()
+		}
+		if n == 0 && r.plan == nil {
+			since = time.Now()
 		}
 		if err := handle(r); err != nil {
 			return err
