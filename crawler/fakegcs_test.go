@@ -37,8 +37,11 @@ type emulator struct {
 	faults  *faults
 	seen    map[string]int // times each request was made, for the fault draw
 	tally   faultCounts
-	latency time.Duration                         // added to every request, as a distant bucket would
-	replay  map[string]*httptest.ResponseRecorder // see replayDownloads
+	latency time.Duration // added to every request, as a distant bucket would
+	// Recorded answers, by request (see record).
+	recording bool
+	recorded  map[string]*httptest.ResponseRecorder
+	replay    map[string]*httptest.ResponseRecorder
 }
 
 // newEmulator serves objects from bucket; it sets STORAGE_EMULATOR_HOST for
@@ -102,40 +105,52 @@ func (e *emulator) count(h http.Handler) http.Handler {
 	})
 }
 
-// replayDownloads records fake-gcs-server's answer to a download of each of
-// objs, as the crawler asks for it (XML API, stored bytes), and from then on
-// answers such downloads with the recording. fake-gcs-server finds an
-// object by a linear scan that formats two strings per object in the
-// bucket: over a bucket of a few thousand objects that is a millisecond of
-// CPU per download, more than the latency a benchmark wants to measure
-// against on a 2-core machine. The answers are the emulator's own, byte
-// for byte, headers included; listings still go to it.
-func (e *emulator) replayDownloads(t testing.TB, objs []fakestorage.Object) {
-	t.Helper()
-	h := e.fake.HTTPHandler()
+// Recording and replaying: with recording on, the emulator keeps its
+// answer to every GET (but ranged ones); with replay set, it answers the
+// same requests with those recordings, byte for byte, headers included.
+// fake-gcs-server finds an object by a linear scan that formats two strings
+// per object in the bucket, and lists by another: over a bucket of a few
+// thousand objects that is a millisecond of CPU per request, more than the
+// latency a benchmark wants to measure against on a 2-core machine. The
+// answers stay the emulator's own.
+func (e *emulator) record(on bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.replay = make(map[string]*httptest.ResponseRecorder)
-	for _, o := range objs {
-		path := "/" + e.bucket + "/" + o.Name
-		r := httptest.NewRequest(http.MethodGet, "http://"+e.addr+(&url.URL{Path: path}).EscapedPath(), nil)
-		r.Header.Set("Accept-Encoding", "gzip")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		if w.Code != http.StatusOK {
-			t.Fatalf("recording %s: status %d", o.Name, w.Code)
-		}
-		e.replay[path] = w
+	e.recording = on
+	if on && e.recorded == nil {
+		e.recorded = make(map[string]*httptest.ResponseRecorder)
 	}
 }
 
-// replayed answers recorded downloads (see replayDownloads).
+// replayRecorded turns replaying the recorded answers on or off.
+func (e *emulator) replayRecorded(on bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.replay = nil
+	if on {
+		e.replay = e.recorded
+	}
+}
+
+// replayed records and replays answers (see record).
 func (e *emulator) replayed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.Header.Get("Range") != "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		key := r.URL.RequestURI() + "|" + r.Header.Get("Accept-Encoding")
 		e.mu.Lock()
-		rec := e.replay[r.URL.Path]
+		rec, recording := e.replay[key], e.recording
 		e.mu.Unlock()
-		if rec == nil || r.Method != http.MethodGet || r.Header.Get("Range") != "" || !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		if rec == nil && recording {
+			rec = httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			e.mu.Lock()
+			e.recorded[key] = rec
+			e.mu.Unlock()
+		}
+		if rec == nil {
 			h.ServeHTTP(w, r)
 			return
 		}
