@@ -25,11 +25,24 @@ var fastRetries = GCSOptions{InitialBackoff: time.Millisecond, MaxBackoff: 20 * 
 
 // TestCrawlSurvivesFaultyBucket crawls the sample bucket through an
 // emulator that fails, resets or cuts off over a fifth of its answers and
-// delays others, and expects the database of a crawl without faults.
+// delays others, and expects the database of a crawl without faults. It
+// draws the faults from seeds 1 to 3, or from -faultseed.
 func TestCrawlSurvivesFaultyBucket(t *testing.T) {
 	clean := cleanSample(t)
+	seeds := []uint64{1, 2, 3}
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "faultseed" {
+			seeds = []uint64{*faultSeed}
+		}
+	})
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { crawlFaultyBucket(t, clean, seed) })
+	}
+}
+
+func crawlFaultyBucket(t *testing.T, clean string, seed uint64) {
 	e := newEmulator(t, "bucket", bucketObjects(t, sampleDir, "bucket"))
-	e.setFaults(&faults{Seed: *faultSeed, Unavailable: 0.08, TooMany: 0.05, Reset: 0.05, Truncate: 0.07, Latency: 0.1, MaxDelay: 20 * time.Millisecond})
+	e.setFaults(&faults{Seed: seed, Unavailable: 0.08, TooMany: 0.05, Reset: 0.05, Truncate: 0.07, Latency: 0.1, MaxDelay: 20 * time.Millisecond})
 	opts := fastRetries
 	opts.JSONReads = *faultJSON
 	src, err := NewGCS(t.Context(), "gs://bucket", opts)

@@ -70,12 +70,14 @@ type GCS struct {
 	prefix   string // "" or "some/prefix/"
 	pageSize int
 	timeout  time.Duration
-	// transcoded: content-encoded objects arrive decompressed. The JSON
-	// API refuses to hand out their stored bytes.
-	transcoded bool
 }
 
-func (g *GCS) transcodes() bool { return g.transcoded }
+// transcodes: objects stored with Content-Encoding gzip (as Prow uploads
+// logs) arrive decompressed, so their size as read is not the listed one.
+// Asking for their stored bytes (ReadCompressed) would send a tenth of the
+// bytes, but the client cannot resume such a download: after a cut it
+// skips the bytes already read once more, and the object fails its CRC.
+func (g *GCS) transcodes() bool { return true }
 
 var _ Source = (*GCS)(nil)
 
@@ -113,7 +115,6 @@ func NewGCS(ctx context.Context, bucketURL string, opts GCSOptions) (*GCS, error
 	setRetry(client, opts)
 	g := NewGCSFromClient(client, name, prefix)
 	g.pageSize = opts.PageSize
-	g.transcoded = opts.JSONReads
 	if opts.RequestTimeout > 0 {
 		g.timeout = opts.RequestTimeout
 	}
@@ -212,11 +213,8 @@ func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
 	}
 }
 
-// Open opens an object. Its bytes arrive as stored: objects stored with
-// Content-Encoding gzip (as Prow uploads logs) arrive compressed, a tenth
-// of the bytes on the wire, and are decompressed by the crawl's reader as
-// a mirror's are; their size is then the listed one (with JSON reads they
-// arrive decompressed: see transcodes). Opening fails when no
+// Open opens an object. Objects stored with Content-Encoding gzip arrive
+// decompressed (see transcodes). Opening fails when no
 // answer arrives within the request timeout, retries included, and the
 // returned reader fails when no byte arrives for that long. A body cut
 // short is resumed by the client where it broke off; one that still ends
@@ -224,7 +222,7 @@ func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
 func (g *GCS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	ctx, wd := newWatchdog(ctx, g.timeout)
 	wd.kick()
-	r, err := g.bkt.Object(g.prefix + name).ReadCompressed(!g.transcoded).NewReader(ctx)
+	r, err := g.bkt.Object(g.prefix + name).NewReader(ctx)
 	wd.pause()
 	err = wd.explain(err)
 	if err != nil {
