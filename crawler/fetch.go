@@ -119,8 +119,9 @@ var errOutsideWindow = errors.New("run outside the time window")
 
 // readRun reads the run whose objects are objs, all under prefix: its
 // metadata, tests, upgrade versions and, with a classifier, its symptoms.
-// keep, unless nil, is asked with the start time whether to go on. A returned error means
-// the run's metadata could not be read; lesser problems are recorded in rr.
+// keep, unless nil, is asked with the start time whether to go on. A
+// returned error means the run's metadata could not be read; lesser
+// problems are recorded in rr.
 func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run *db.Run, rec *db.Record, rr *runReader, keep func(time.Time) bool) error {
 	names := make(map[string]Entry, len(objs))
 	for _, o := range objs {
@@ -143,7 +144,7 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 	}
 	junits := junitFiles(prefix, objs)
 	wanted := c.classifyFiles(prefix, objs)
-	rest := junits
+	rest := slices.Clip(junits)
 	if cv, ok := clusterVersionFile(prefix, objs); ok {
 		rest = append(rest, cv)
 	}
@@ -152,7 +153,7 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 	oneGo := keep == nil && done
 	plan := meta
 	if oneGo {
-		plan = append(plan[:len(plan):len(plan)], rest...)
+		plan = append(slices.Clip(plan), rest...)
 	}
 	a := c.openAhead(ctx, plan)
 	defer a.close()
