@@ -94,7 +94,7 @@ func (c *Crawler) openAhead(ctx context.Context, objs []Entry) *ahead {
 // reserve takes a place in the run's window and budget for reading it
 // ahead, in the order of the items; false leaves it to be streamed.
 func (a *ahead) reserve(ctx context.Context, it *aheadItem) bool {
-	if !a.rd.sizeKnown(it.obj) || it.obj.Size > aheadMaxSize {
+	if !sizeKnown(it.obj) || it.obj.Size > aheadMaxSize {
 		return false
 	}
 	select {

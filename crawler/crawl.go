@@ -117,7 +117,7 @@ func New(src Source, store *db.DB, cfg Config) *Crawler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	lim := limit(src, cfg.Concurrency)
-	return &Crawler{src: lim, db: store, cfg: cfg, rd: newReader(lim, src), log: log, ahead: newAheadBudget(cfg.Concurrency)}
+	return &Crawler{src: lim, db: store, cfg: cfg, rd: &reader{src: lim}, log: log, ahead: newAheadBudget(cfg.Concurrency)}
 }
 
 // Run crawls: it finds the runs to read, reads them with a bounded pool of

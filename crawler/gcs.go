@@ -72,13 +72,6 @@ type GCS struct {
 	timeout  time.Duration
 }
 
-// transcodes: objects stored with Content-Encoding gzip (as Prow uploads
-// logs) arrive decompressed, so their size as read is not the listed one.
-// Asking for their stored bytes (ReadCompressed) would send a tenth of the
-// bytes, but the client cannot resume such a download: after a cut it
-// skips the bytes already read once more, and the object fails its CRC.
-func (g *GCS) transcodes() bool { return true }
-
 var _ Source = (*GCS)(nil)
 
 // NewGCS opens gs://NAME[/PREFIX].
@@ -213,8 +206,12 @@ func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
 	}
 }
 
-// Open opens an object. Objects stored with Content-Encoding gzip arrive
-// decompressed (see transcodes). Opening fails when no
+// Open opens an object. Objects stored with Content-Encoding gzip (as Prow
+// uploads logs) arrive decompressed, so their size as read is not the
+// listed one. Asking for their stored bytes (ReadCompressed) would send a
+// tenth of the bytes, but the client cannot resume such a download: after
+// a cut it skips the bytes already read once more, and the object fails
+// its CRC. Opening fails when no
 // answer arrives within the request timeout, retries included, and the
 // returned reader fails when no byte arrives for that long. A body cut
 // short is resumed by the client where it broke off; one that still ends

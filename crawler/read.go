@@ -20,23 +20,13 @@ var ErrTooLarge = errors.New("object exceeds the size cap")
 type reader struct {
 	src   Source
 	total counter
-	// transcoded: the source decompresses content-encoded objects itself,
-	// so their size as read is unknown.
-	transcoded bool
 }
 
-// transcoder is a Source that may hand out content-encoded objects
-// decompressed.
-type transcoder interface{ transcodes() bool }
-
-func newReader(src, inner Source) *reader {
-	t, ok := inner.(transcoder)
-	return &reader{src: src, transcoded: ok && t.transcodes()}
-}
-
-// sizeKnown says whether obj's bytes as read are its listed size.
-func (r *reader) sizeKnown(obj Entry) bool {
-	return obj.Size >= 0 && (obj.Encoding == "" || !r.transcoded)
+// sizeKnown says whether obj's bytes as read are its listed size: a
+// content-encoded object arrives decompressed (GCS transcodes it), so only
+// the others can be held to their stored size.
+func sizeKnown(obj Entry) bool {
+	return obj.Size >= 0 && obj.Encoding == ""
 }
 
 // counter counts objects opened and bytes read from the source.
@@ -74,7 +64,11 @@ func readAll(ctx context.Context, op opener, obj Entry, limit int64, run *counte
 // after) the size its listing gave fails at its end, so that a body cut
 // short is never taken for the whole object.
 func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadCloser, error) {
-	o, err := r.openUncounted(ctx, obj)
+	rc, err := r.src.Open(ctx, obj.Name)
+	if err != nil {
+		return nil, err
+	}
+	o, err := r.decode(obj, rc)
 	if err != nil {
 		return nil, err
 	}
@@ -82,23 +76,15 @@ func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadClos
 	return o, nil
 }
 
-// openUncounted opens obj as open does, but counts it only once its count
-// method is called: an object opened ahead and never read is not counted.
-func (r *reader) openUncounted(ctx context.Context, obj Entry) (*object, error) {
-	rc, err := r.src.Open(ctx, obj.Name)
-	if err != nil {
-		return nil, err
-	}
-	return r.decode(obj, rc)
-}
-
-// decode turns an object's stored bytes, from rc, into its content.
-// Sources hand out the bytes as stored, so gzip is undone here, and the
-// bytes are held to the size the listing gave.
+// decode turns an object's bytes as the source hands them out, from rc,
+// into its content: gzip left on them (a mirror keeps content-encoded
+// objects compressed) is undone, and they are held to the size the listing
+// gave. The object is counted once its count method is called: one read
+// ahead and never taken is not counted.
 func (r *reader) decode(obj Entry, rc io.ReadCloser) (*object, error) {
 	name := obj.Name
 	var raw io.Reader = rc
-	if r.sizeKnown(obj) {
+	if sizeKnown(obj) {
 		raw = &sizeReader{r: rc, want: obj.Size}
 	}
 	// Bytes are counted after decompression, as they are matched.
