@@ -102,8 +102,11 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 		run.FetchStatus = "error"
 		run.FetchError = err.Error()
 	case rr.partial:
+		// The run is partial because an object could not be read: say
+		// which, not a malformed one recorded before it.
 		run.FetchStatus = "partial"
-		run.FetchError = rr.errs[0].Message
+		i := slices.IndexFunc(rr.errs, func(e db.RunError) bool { return e.Kind == "read" })
+		run.FetchError = rr.errs[max(i, 0)].Message
 	}
 	if run.Path != "" {
 		run.URL = prow.ViewURL(c.src.Bucket(), run.Path)

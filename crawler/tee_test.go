@@ -1,6 +1,10 @@
 package crawler
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +69,48 @@ func TestJUnitScannedWhileParsed(t *testing.T) {
 				t.Errorf("objects read %v, want 3: the JUnit file once", got)
 			}
 		})
+	}
+}
+
+// failingOpens fails the download of one object, as a bucket that keeps
+// cutting it off would.
+type failingOpens struct {
+	Source
+	name string
+}
+
+func (f failingOpens) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if name == f.name {
+		return nil, fmt.Errorf("read %s: connection reset by peer", name)
+	}
+	return f.Source.Open(ctx, name)
+}
+
+// TestPartialRunSaysWhatWasNotRead: a run with a malformed JUnit file and
+// a log that could not be downloaded is partial, and its fetch_error names
+// the download, not the malformed file recorded before it.
+func TestPartialRunSaysWhatWasNotRead(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	dir := "logs/" + hostileJob + "/1/"
+	root, err := NewDir(writeTree(t, map[string]string{
+		dir + "started.json":  started(t0),
+		dir + "finished.json": finished(t0.Add(time.Hour), "FAILURE"),
+		dir + "build-log.txt": "a log\n",
+		dir + "artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_e2e.xml": `<testsuite name="e2e"><testcase name="b" <<<`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openDB(t)
+	cfg := Config{Jobs: upgradeJobs, Since: t0.Add(-time.Hour), Rules: builtinRules}
+	if _, err := New(failingOpens{root, dir + "build-log.txt"}, d, cfg).Run(t.Context()); !errors.Is(err, ErrRunsFailed) {
+		t.Fatalf("crawl: %v, want ErrRunsFailed", err)
+	}
+	got := query(t, d, `SELECT fetch_status, fetch_error FROM runs`)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "partial|") || !strings.Contains(got[0], "build-log.txt") || !strings.Contains(got[0], "reset") {
+		t.Errorf("run %q, want partial, naming build-log.txt's reset", got)
+	}
+	if kinds := strings.Join(query(t, d, `SELECT kind FROM run_errors ORDER BY kind`), ","); kinds != "parse,read" {
+		t.Errorf("run errors %q, want parse,read", kinds)
 	}
 }
