@@ -243,9 +243,15 @@ func (c *Crawler) beginScan(prefix string, objs, wanted []Entry, start time.Time
 	if c.cfg.Rules == nil {
 		return nil
 	}
-	ss := &symptomScan{scan: c.cfg.Rules.Begin(classify.RunInfo{Start: start}), prefix: prefix, order: make(map[string]int), wanted: wanted}
-	for i, o := range objs {
-		ss.order[o.Name] = i + 1
+	ss := &symptomScan{scan: c.cfg.Rules.Begin(classify.RunInfo{Start: start}), prefix: prefix, order: make(map[string]int, len(wanted)), wanted: wanted}
+	// wanted is a part of objs, in the same order: one walk finds where
+	// each stands, without a map of every object of the run.
+	i := 0
+	for _, w := range wanted {
+		for i < len(objs) && objs[i].Name != w.Name {
+			i++
+		}
+		ss.order[w.Name] = i + 1
 	}
 	return ss
 }
