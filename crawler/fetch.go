@@ -258,7 +258,11 @@ func (c *Crawler) beginScan(prefix string, objs, wanted []Entry, start time.Time
 
 // reads says whether a rule reads obj.
 func (ss *symptomScan) reads(obj Entry) bool {
-	return ss != nil && slices.ContainsFunc(ss.wanted, func(o Entry) bool { return o.Name == obj.Name })
+	if ss == nil {
+		return false
+	}
+	_, ok := ss.order[obj.Name]
+	return ok
 }
 
 // rest is what a rule reads besides the JUnit files, in listing order.
