@@ -161,14 +161,18 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 	a := c.openAhead(ctx, plan)
 	defer a.close()
 	rr.op = a
-	var started prow.Started
-	if err := c.readJSON(ctx, names["started.json"], func(b []byte) (err error) {
-		started, err = prow.ParseStarted(b)
+	// A time that cannot be a run's is a parse problem of its file, and
+	// the run is kept out of the rates like one whose metadata is
+	// unreadable (see prow.ArtifactTime).
+	if err := c.readJSON(ctx, names["started.json"], func(b []byte) error {
+		started, err := prow.ParseStarted(b)
+		if err == nil {
+			run.StartedAt, err = prow.ArtifactTime(started.Timestamp, c.cfg.Now())
+		}
 		return err
 	}, rr); err != nil {
 		return err
 	}
-	run.StartedAt = time.Unix(started.Timestamp, 0).UTC()
 	if keep != nil && !keep(run.StartedAt) {
 		return errOutsideWindow
 	}
@@ -186,18 +190,23 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 	}
 	if o, ok := names["finished.json"]; ok {
 		var fin prow.Finished
+		var end time.Time
 		err := c.readJSON(ctx, o, func(b []byte) (err error) {
 			fin, err = prow.ParseFinished(b)
+			if err == nil && fin.Timestamp > 0 {
+				if end, err = prow.ArtifactTime(fin.Timestamp, c.cfg.Now()); err == nil {
+					err = prow.CheckRunTimes(run.StartedAt, end)
+				}
+			}
 			return err
 		}, rr)
 		if err != nil {
 			return err
 		}
 		run.Result = resultOf(fin.Result, fin.Passed)
-		if fin.Timestamp > 0 {
-			run.FinishedAt = time.Unix(fin.Timestamp, 0).UTC()
-		}
-	} else if st := prow.NormalizeResult(pj.State); isFinal(st) && !pj.CompletionTime.IsZero() {
+		run.FinishedAt = end
+	} else if st := prow.NormalizeResult(pj.State); isFinal(st) && !pj.CompletionTime.IsZero() &&
+		prow.CheckTime(pj.CompletionTime, c.cfg.Now()) == nil && prow.CheckRunTimes(run.StartedAt, pj.CompletionTime) == nil {
 		// Prow gave up on the pod and never uploaded finished.json.
 		run.Result = st
 		run.FinishedAt = pj.CompletionTime.UTC()

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
+	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -76,8 +76,14 @@ func (d *DB) migrate(ctx context.Context) error {
 	if known := ms[len(ms)-1].version; newest.Int64 > known {
 		return fmt.Errorf("schema version %d is newer than this program knows (%d)", newest.Int64, known)
 	}
+	applied, err := appliedVersions(ctx, d.db)
+	if err != nil {
+		return err
+	}
+	// Every migration not recorded is applied, in order, not only those
+	// above the newest: migrations numbered apart can ship in either order.
 	for _, m := range ms {
-		if m.version <= newest.Int64 {
+		if applied[m.version] {
 			continue
 		}
 		if err := d.apply(ctx, m); err != nil {
@@ -133,21 +139,57 @@ func NeedsMigration(ctx context.Context, path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	sqldb, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err := checkRegular(path); err != nil {
+		return false, fmt.Errorf("open db %s: %w", path, err)
+	}
+	sqldb, err := sql.Open("sqlite", roDSN(path, false))
 	if err != nil {
 		return false, fmt.Errorf("open db %s: %w", path, err)
 	}
 	defer sqldb.Close()
-	var tables int
-	if err := sqldb.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables); err != nil {
+	err = ours(ctx, sqldb)
+	if err != nil && cannotOpen(err) {
+		// A read-only directory: see OpenReadOnly.
+		if _, werr := os.Stat(path + "-wal"); errors.Is(werr, fs.ErrNotExist) {
+			sqldb.Close()
+			if sqldb, err = sql.Open("sqlite", roDSN(path, true)); err != nil {
+				return false, fmt.Errorf("open db %s: %w", path, err)
+			}
+			defer sqldb.Close()
+			err = ours(ctx, sqldb)
+		}
+	}
+	if err != nil {
 		return false, fmt.Errorf("open db %s: %w", path, openError(err))
 	}
-	if tables == 0 {
-		return true, nil
-	}
-	var newest sql.NullInt64
-	if err := sqldb.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&newest); err != nil {
+	applied, err := appliedVersions(ctx, sqldb)
+	if err != nil {
 		return false, fmt.Errorf("open db %s: %w", path, err)
 	}
-	return newest.Int64 < ms[len(ms)-1].version, nil
+	for _, m := range ms {
+		if !applied[m.version] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// appliedVersions reads schema_migrations.
+func appliedVersions(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (map[int64]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	applied := make(map[int64]bool)
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		applied[v] = true
+	}
+	return applied, rows.Err()
 }
