@@ -69,7 +69,10 @@ func (c *Crawler) discover(ctx context.Context, out chan<- *jobPlan) (planned, u
 	}
 	c.log.Info("jobs matched", "jobs", len(jobs))
 	var mu sync.Mutex
-	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError()
+	// The first error is the cause; the others are the cancellation it
+	// brought, which must not make a database error look like an
+	// interrupt.
+	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError().WithFirstError()
 	for _, j := range jobs {
 		p.Go(func(ctx context.Context) error {
 			plan, err := c.planJob(ctx, j)
