@@ -114,3 +114,29 @@ func TestImpossibleCursor(t *testing.T) {
 		t.Errorf("cursor %q, want %d", got, id)
 	}
 }
+
+// TestCursorStartWhenReadsFail: a cursor that comes to rest on a run whose
+// started.json could not be read says when it is all the same, from the
+// time its build id encodes. Before, crawl_cursors.started_at stayed NULL.
+func TestCursorStartWhenReadsFail(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	at := now.Add(-3 * time.Hour)
+	ok, bad := prow.MinBuildIDAt(at), prow.MinBuildIDAt(at.Add(time.Hour))
+	newEmulator(t, "ci", []fakestorage.Object{
+		obj("ci", fmt.Sprintf("logs/%s/%d/started.json", hostileJob, ok), []byte(started(at))),
+		obj("ci", fmt.Sprintf("logs/%s/%d/finished.json", hostileJob, ok), []byte(finished(at.Add(time.Hour), "SUCCESS"))),
+		obj("ci", fmt.Sprintf("logs/%s/%d/started.json", hostileJob, bad), []byte(`{"timestamp": 17`)),
+	})
+	src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openDB(t)
+	if _, err := New(src, d, Config{Jobs: upgradeJobs, Now: func() time.Time { return now }}).Run(t.Context()); err == nil {
+		t.Fatal("crawl: no error for the unreadable run")
+	}
+	want := fmt.Sprintf("%d|%s", bad, at.Add(time.Hour).Format(time.RFC3339))
+	if got := query(t, d, `SELECT build_id || '|' || coalesce(started_at, 'NULL') FROM crawl_cursors`); len(got) != 1 || got[0] != want {
+		t.Errorf("cursor %q, want %q", got, want)
+	}
+}
