@@ -46,7 +46,7 @@ func TestCrawlCommand(t *testing.T) {
 	if err := run(t.Context(), []string{"status", "--db", dbPath}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"4.13->4.14 minor", "release-openshift-origin-installer-e2e-aws-upgrade", "last crawl of bucket: ok"} {
+	for _, want := range []string{"4.13->4.14 minor", "release-openshift-origin-installer-e2e-aws-upgrade", "last crawl of test-platform-results-public: ok"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("status output lacks %q:\n%s", want, stdout.String())
 		}
