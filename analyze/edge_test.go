@@ -12,18 +12,18 @@ func TestEdgePrevious(t *testing.T) {
 		e    db.Edge
 		want string // "" when there is none
 	}{
-		{db.Edge{"4.13", "4.14", "minor"}, "4.12->4.13 minor"},
-		{db.Edge{"4.9", "4.10", "minor"}, "4.8->4.9 minor"}, // numeric, not 4.1 or 4.09
-		{db.Edge{"4.10", "4.11", "minor"}, "4.9->4.10 minor"},
-		{db.Edge{"4.14", "4.14", "micro"}, "4.13 micro"},
-		{db.Edge{"", "4.14", "micro"}, "4.13 micro"},
-		{db.Edge{"4.12", "4.14", "multi"}, "4.11->4.13 multi"},
-		{db.Edge{"4.22", "5.0", "major"}, "4.21->4.22 major"}, // the release before 5.0 is the newest 4.x known
-		{db.Edge{"4.0", "4.1", "minor"}, "3.11->4.0 minor"},
-		{db.Edge{"5.0", "5.0", "micro"}, "4.22 micro"},
-		{db.Edge{"6.0", "6.0", "micro"}, ""}, // no 5.x known
-		{db.Edge{"main", "main", "micro"}, ""},
-		{db.Edge{"4.13", "4.x", "minor"}, ""},
+		{db.Edge{From: "4.13", To: "4.14", Kind: "minor"}, "4.12->4.13 minor"},
+		{db.Edge{From: "4.9", To: "4.10", Kind: "minor"}, "4.8->4.9 minor"}, // numeric, not 4.1 or 4.09
+		{db.Edge{From: "4.10", To: "4.11", Kind: "minor"}, "4.9->4.10 minor"},
+		{db.Edge{From: "4.14", To: "4.14", Kind: "micro"}, "4.13 micro"},
+		{db.Edge{From: "", To: "4.14", Kind: "micro"}, "4.13 micro"},
+		{db.Edge{From: "4.12", To: "4.14", Kind: "multi"}, "4.11->4.13 multi"},
+		{db.Edge{From: "4.22", To: "5.0", Kind: "major"}, "4.21->4.22 major"}, // the release before 5.0 is the newest 4.x known
+		{db.Edge{From: "4.0", To: "4.1", Kind: "minor"}, "3.11->4.0 minor"},
+		{db.Edge{From: "5.0", To: "5.0", Kind: "micro"}, "4.22 micro"},
+		{db.Edge{From: "6.0", To: "6.0", Kind: "micro"}, ""}, // no 5.x known
+		{db.Edge{From: "main", To: "main", Kind: "micro"}, ""},
+		{db.Edge{From: "4.13", To: "4.x", Kind: "minor"}, ""},
 	} {
 		got, ok := previousEdge(c.e, known)
 		if c.want == "" {
