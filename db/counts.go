@@ -53,10 +53,13 @@ type AnalysisCounts struct {
 }
 
 // NewestRunStart returns the start time of the newest run stored, or the zero
-// time when there is none.
+// time when there is none. A start no run can have (after a day past the
+// clock, or not a time) is passed over: one run dated 2099 must not move
+// every window that ends at the newest run.
 func (d *DB) NewestRunStart(ctx context.Context) (time.Time, error) {
 	var newest sql.NullString
-	if err := d.db.QueryRowContext(ctx, `SELECT max(started_at) FROM runs`).Scan(&newest); err != nil {
+	if err := d.db.QueryRowContext(ctx, `SELECT started_at FROM runs INDEXED BY runs_started_at
+WHERE started_at IS NOT NULL AND `+plausibleSQL("started_at")+` ORDER BY started_at DESC LIMIT 1`).Scan(&newest); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, fmt.Errorf("newest run: %w", err)
 	}
 	t, err := parseTime(newest)

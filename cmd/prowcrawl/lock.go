@@ -28,23 +28,10 @@ func lockDB(ctx context.Context, path string, wait bool) (*db.Lock, error) {
 	return lock, nil
 }
 
-// openExisting opens a database that a crawl made, for a command that
-// writes only what it derives (its own tables); a missing, empty or
-// foreign file is a usage error that says what to do. A database an older
-// version made is upgraded first, and only under the writer's lock
-// (waiting for a crawl that holds it), so that an upgrade never races a
-// crawl.
-func openExisting(ctx context.Context, path string, stderr io.Writer) (*db.DB, error) {
-	if err := upgradeExisting(ctx, path, stderr); err != nil {
-		return nil, err
-	}
-	return openLocked(ctx, path)
-}
-
 // openReader opens a database that a crawl made for a command that only
 // reads it (report, status, export): it writes nothing to the file, works
 // in a directory it may not write, and adds nothing to a file that is not
-// prowcrawl's. Only an older schema is upgraded, as openExisting does.
+// prowcrawl's. Only an older schema is upgraded (upgradeExisting).
 func openReader(ctx context.Context, path string, stderr io.Writer) (*db.DB, error) {
 	if err := upgradeExisting(ctx, path, stderr); err != nil {
 		return nil, err
