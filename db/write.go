@@ -41,8 +41,8 @@ type Run struct {
 	FetchAttempts int
 	GivenUpAt     time.Time
 	ObjectsRead   int
-	BytesRead    int64
-	CrawledAt    time.Time // the time of the Write when zero
+	BytesRead     int64
+	CrawledAt     time.Time // the time of the Write when zero
 }
 
 // Test is a row of tests: one test case of a run.
