@@ -228,7 +228,7 @@ func (d *DB) Write(ctx context.Context, recs []Record, cursors []Cursor) (err er
 // writer holds the statements of one Write, prepared once for the batch.
 type writer struct {
 	job, delTests, delSymptoms, delErrors, run, test, runError, symptom, cursorStmt *sql.Stmt
-	delDisruptions, disruption                                                     *sql.Stmt
+	delDisruptions, disruption                                                      *sql.Stmt
 }
 
 // writerQueries are the writer's statements, in the order of writerStmts.
