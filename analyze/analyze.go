@@ -15,6 +15,7 @@ type Summary struct {
 	Symptoms    int // active symptoms analysed
 	Verdicts    int // rows written to symptom_verdicts
 	Regressions int // of those, regressions
+	Changes     int // regressions opened, reopened or closed
 	Duration    time.Duration
 }
 
@@ -68,7 +69,11 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	if err := store.ReplaceAnalysis(ctx, verdicts, rates); err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	sum := Summary{Symptoms: len(counts.Symptoms), Verdicts: len(verdicts), Duration: time.Since(start)}
+	changes, err := keepLifecycle(ctx, store, counts, verdicts, w, opts, now)
+	if err != nil {
+		return Summary{}, fmt.Errorf("analyze: %w", err)
+	}
+	sum := Summary{Symptoms: len(counts.Symptoms), Verdicts: len(verdicts), Changes: changes, Duration: time.Since(start)}
 	for _, v := range verdicts {
 		if v.Verdict == VerdictRegression {
 			sum.Regressions++
