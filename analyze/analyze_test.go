@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -516,7 +517,7 @@ func TestRunIsIdempotent(t *testing.T) {
 		t.Errorf("changes %d then %d, want %d then 0", first.Changes, second.Changes, first.Regressions)
 	}
 	first.Changes = 0
-	if first != second || first.Verdicts != len(before)-3 || first.Symptoms != 2 {
+	if !reflect.DeepEqual(first, second) || first.Verdicts != len(before)-3 || first.Symptoms != 2 {
 		t.Errorf("summaries %+v and %+v, %d rows", first, second, len(before))
 	}
 
