@@ -69,6 +69,8 @@ type Record struct {
 	Tests    []Test
 	Errors   []RunError
 	Symptoms []RunSymptom
+	// Disruptions are the run's rows of run_disruptions.
+	Disruptions []RunDisruption
 }
 
 // RunSymptom is a row of run_symptoms: a symptom a run shows, with its first
@@ -79,7 +81,8 @@ type RunSymptom struct {
 	File      string
 	Line      int
 	Excerpt   string
-	At        time.Time
+	At        time.Time // the time of the first evidence, zero when unknown
+	LastAt    time.Time // the time of the last evidence, zero when unknown
 }
 
 // Cursor is where the crawl of a job in a bucket stopped: the highest build id
@@ -105,6 +108,7 @@ ON CONFLICT (name) DO UPDATE SET
 	deleteTests    = `DELETE FROM tests WHERE job = ? AND build_id = ?`
 	deleteSymptoms = `DELETE FROM run_symptoms WHERE job = ? AND build_id = ?`
 	deleteErrors   = `DELETE FROM run_errors WHERE job = ? AND build_id = ?`
+	deleteDisrupts = `DELETE FROM run_disruptions WHERE job = ? AND build_id = ?`
 
 	// An upsert, not INSERT OR REPLACE: REPLACE deletes the old row first,
 	// which would cascade to rows of the run that are not ours to drop.
@@ -151,8 +155,8 @@ ON CONFLICT (job, build_id, suite, name) DO UPDATE SET
 	duration_s = max(coalesce(duration_s, excluded.duration_s), coalesce(excluded.duration_s, duration_s)),
 	message = coalesce(message, excluded.message)`
 
-	insertSymptom = `INSERT INTO run_symptoms (job, build_id, symptom_id, hits, file, line, excerpt, at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	insertSymptom = `INSERT INTO run_symptoms (job, build_id, symptom_id, hits, file, line, excerpt, at, last_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	insertError = `INSERT INTO run_errors (job, build_id, object, kind, message) VALUES (?, ?, ?, ?, ?)`
 
@@ -231,13 +235,16 @@ func (d *DB) Write(ctx context.Context, recs []Record, cursors []Cursor) (err er
 // writer holds the statements of one Write, prepared once for the batch.
 type writer struct {
 	job, delTests, delSymptoms, delErrors, run, test, runError, symptom, cursorStmt *sql.Stmt
+	delDisruptions, disruption                                                      *sql.Stmt
 }
 
 // writerQueries are the writer's statements, in the order of writerStmts.
-var writerQueries = []string{upsertJob, deleteTests, deleteSymptoms, deleteErrors, upsertRun, insertTest, insertError, insertSymptom, upsertCursor}
+var writerQueries = []string{upsertJob, deleteTests, deleteSymptoms, deleteErrors, upsertRun, insertTest, insertError, insertSymptom, upsertCursor,
+	deleteDisrupts, insertDisruption}
 
 func (w *writer) stmts() []**sql.Stmt {
-	return []**sql.Stmt{&w.job, &w.delTests, &w.delSymptoms, &w.delErrors, &w.run, &w.test, &w.runError, &w.symptom, &w.cursorStmt}
+	return []**sql.Stmt{&w.job, &w.delTests, &w.delSymptoms, &w.delErrors, &w.run, &w.test, &w.runError, &w.symptom, &w.cursorStmt,
+		&w.delDisruptions, &w.disruption}
 }
 
 // prepare compiles the writer's statements once per database, outside any
@@ -269,7 +276,7 @@ func prepareWriter(ctx context.Context, d *DB, tx *sql.Tx) *writer {
 
 func (w *writer) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{w.job, w.delTests, w.delSymptoms, w.delErrors, w.run, w.test, w.runError, w.symptom, w.cursorStmt} {
+	for _, s := range []*sql.Stmt{w.job, w.delTests, w.delSymptoms, w.delErrors, w.run, w.test, w.runError, w.symptom, w.cursorStmt, w.delDisruptions, w.disruption} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -298,7 +305,7 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 		nullString(j.Network), nullString(j.Arch)); err != nil {
 		return fmt.Errorf("job: %w", err)
 	}
-	for _, del := range []*sql.Stmt{w.delTests, w.delSymptoms, w.delErrors} {
+	for _, del := range []*sql.Stmt{w.delTests, w.delSymptoms, w.delErrors, w.delDisruptions} {
 		if _, err := del.ExecContext(ctx, r.Job, r.BuildID); err != nil {
 			return fmt.Errorf("delete old rows: %w", err)
 		}
@@ -325,9 +332,12 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 	}
 	for _, sy := range rec.Symptoms {
 		if _, err := w.symptom.ExecContext(ctx, r.Job, r.BuildID, sy.SymptomID, sy.Hits, nullString(sy.File),
-			nullInt(sy.Line), nullString(sy.Excerpt), nullTime(sy.At)); err != nil {
+			nullInt(sy.Line), nullString(sy.Excerpt), nullTime(sy.At), nullTime(sy.LastAt)); err != nil {
 			return fmt.Errorf("symptom %s: %w", sy.SymptomID, err)
 		}
+	}
+	if err := w.disruptions(ctx, r.Job, r.BuildID, rec.Disruptions); err != nil {
+		return err
 	}
 	return nil
 }
