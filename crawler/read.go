@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
-		"fmt"
+	"fmt"
 	"io"
 	"sync/atomic"
 

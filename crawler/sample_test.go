@@ -14,8 +14,8 @@ import (
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
-	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/artifact"
+	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
