@@ -76,12 +76,12 @@ func (d *DB) migrate(ctx context.Context) error {
 	if known := ms[len(ms)-1].version; newest.Int64 > known {
 		return fmt.Errorf("schema version %d is newer than this program knows (%d)", newest.Int64, known)
 	}
+	// Each migration not recorded is applied, not only those above the
+	// newest: a database rewound to before one (a test does it) gets it back.
 	applied, err := appliedVersions(ctx, d.db)
 	if err != nil {
 		return err
 	}
-	// Every migration not recorded is applied, in order, not only those
-	// above the newest: migrations numbered apart can ship in either order.
 	for _, m := range ms {
 		if applied[m.version] {
 			continue
@@ -174,7 +174,7 @@ func NeedsMigration(ctx context.Context, path string) (bool, error) {
 	return false, nil
 }
 
-// appliedVersions reads schema_migrations.
+// appliedVersions are the versions recorded in schema_migrations.
 func appliedVersions(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }) (map[int64]bool, error) {
@@ -183,13 +183,13 @@ func appliedVersions(ctx context.Context, q interface {
 		return nil, err
 	}
 	defer rows.Close()
-	applied := make(map[int64]bool)
+	out := map[int64]bool{}
 	for rows.Next() {
 		var v int64
 		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		applied[v] = true
+		out[v] = true
 	}
-	return applied, rows.Err()
+	return out, rows.Err()
 }
