@@ -110,6 +110,11 @@ func (d *DB) apply(ctx context.Context, m migration) (err error) {
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err
 	}
+	if step := goSteps[m.version]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 		m.version, m.name, formatTime(time.Now())); err != nil {
 		return err
