@@ -386,6 +386,11 @@ func symptomRates(symptoms []string, s scopeCounts) []db.SymptomRate {
 				RunsWith: hits.all, FailedWith: hits.failed, PassedWith: hits.all - hits.failed,
 				FailedRuns: runs.failed, LeftOut: runs.leftOut, First: runs.first, Last: runs.last,
 				Jobs: len(hits.jobs), Rate: math.NaN(), ShareOfFailures: math.NaN()}
+			if len(hits.jobs) == 1 {
+				for j := range hits.jobs {
+					r.OnlyJob = j
+				}
+			}
 			if runs.all > 0 {
 				r.Rate = float64(hits.all) / float64(runs.all)
 			}

@@ -80,7 +80,7 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, path string) (Find
 	if start.IsZero() {
 		start = st.ModTime().UTC() // dates year-less log lines
 	}
-	ss := c.beginScan("", objs, c.classifyFiles("", objs), start)
+	ss := c.beginScan("", objs, c.classifyFiles("", objs), classify.RunInfo{Start: start})
 	junits := junitFiles("", objs)
 	tests := c.readTests(ctx, junits, rr, ss)
 	var state string

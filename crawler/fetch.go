@@ -210,17 +210,19 @@ func (c *Crawler) readRun(ctx context.Context, prefix string, objs []Entry, run 
 			defer a.close()
 			rr.op = a
 		}
-		ss := c.beginScan(prefix, objs, wanted, run.StartedAt)
+		ss := c.beginScan(prefix, objs, wanted, classify.RunInfo{Start: run.StartedAt, Topology: rec.Job.Topology})
 		tests := c.readTests(ctx, junits, rr, ss)
 		for _, t := range tests {
 			rec.Tests = append(rec.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
 		}
-		if cv, ok := c.readClusterVersion(ctx, prefix, objs, rr); ok {
+		cv, cvRead := c.readClusterVersion(ctx, prefix, objs, rr)
+		if cvRead {
 			run.FromVersion, run.ToVersion = cv.FromVersion, cv.ToVersion
 			if cv.State == "Completed" || cv.State == "Partial" {
 				run.UpgradeState = cv.State
 			}
 		}
+		run.UpgradeStarted = upgradeStarted(rec.Job, cv, cvRead, tests, len(junits) > 0)
 		rec.Symptoms = c.classify(ctx, ss, junits, tests, run.UpgradeState, rr)
 	}
 	run.Release, run.FromRelease, run.Upgrade = edgeOf(rec.Job, *run)
@@ -239,11 +241,11 @@ type symptomScan struct {
 
 // beginScan starts the classification of the run whose objects are objs,
 // of which the rules read wanted (classifyFiles); nil without rules.
-func (c *Crawler) beginScan(prefix string, objs, wanted []Entry, start time.Time) *symptomScan {
+func (c *Crawler) beginScan(prefix string, objs, wanted []Entry, info classify.RunInfo) *symptomScan {
 	if c.cfg.Rules == nil {
 		return nil
 	}
-	ss := &symptomScan{scan: c.cfg.Rules.Begin(classify.RunInfo{Start: start}), prefix: prefix, order: make(map[string]int, len(wanted)), wanted: wanted}
+	ss := &symptomScan{scan: c.cfg.Rules.Begin(info), prefix: prefix, order: make(map[string]int, len(wanted)), wanted: wanted}
 	// wanted is a part of objs, in the same order: one walk finds where
 	// each stands, without a map of every object of the run.
 	i := 0
@@ -597,13 +599,24 @@ func resultOf(result string, passed *bool) string {
 
 // jobRow derives the jobs row from the job name alone.
 func jobRow(name string, presubmit bool) db.Job {
-	v := prow.ParseJobName(name)
-	j := db.Job{Name: name, Type: v.Type, Release: v.Release, FromRelease: v.FromRelease,
-		Upgrade: v.Upgrade, Platform: v.Platform, Network: v.Network, Arch: v.Arch}
-	if presubmit {
-		j.Type = "presubmit"
+	return db.JobFromName(name, presubmit)
+}
+
+// upgradeStarted is runs.upgrade_started of a run of an upgrade job: nil
+// when unknown (and for jobs that do not upgrade).
+func upgradeStarted(j db.Job, cv prow.ClusterVersion, cvRead bool, tests []prow.TestResult, junitRead bool) *bool {
+	if j.Upgrade == prow.UpgradeNone {
+		return nil
 	}
-	return j
+	var cvp *prow.ClusterVersion
+	if cvRead {
+		cvp = &cv
+	}
+	began, ok := prow.UpgradeBegan(cvp, tests, junitRead)
+	if !ok {
+		return nil
+	}
+	return &began
 }
 
 // edgeOf gives a run's upgrade edge: from the job name when it says, else

@@ -54,9 +54,9 @@ func migrations() ([]migration, error) {
 	return ms, nil
 }
 
-// migrate applies the migrations the database lacks, each in its own
-// transaction, and records them in schema_migrations.
-func (d *DB) migrate(ctx context.Context) error {
+// migrate applies the migrations the database lacks, up to version upTo (0:
+// all), each in its own transaction, and records them in schema_migrations.
+func (d *DB) migrate(ctx context.Context, upTo int64) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func (d *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("schema version %d is newer than this program knows (%d)", newest.Int64, known)
 	}
 	for _, m := range ms {
-		if m.version <= newest.Int64 {
+		if m.version <= newest.Int64 || upTo > 0 && m.version > upTo {
 			continue
 		}
 		if err := d.apply(ctx, m); err != nil {

@@ -1,6 +1,11 @@
 package db
 
-import "time"
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
 
 // SymptomRate is an active symptom's rate in a scope key over the runs a
 // page counts (a row of v_symptom_rates when nothing bounds them): computed
@@ -19,6 +24,37 @@ type SymptomRate struct {
 	LeftOut int
 	// First and Last are the start times of the first and last run counted.
 	First, Last time.Time
-	// Jobs is how many jobs the runs showing the symptom are of.
-	Jobs int
+	// Jobs is how many jobs the runs showing the symptom are of, and
+	// OnlyJob the job when that is one.
+	Jobs    int
+	OnlyJob string
+}
+
+// ViewRates reads v_symptom_rates, the rates analysts read with sqlite3,
+// for one symptom (all when empty), ordered by symptom, scope and key: the
+// SQL side of the tests that the views and analyze count the same runs.
+func (d *DB) ViewRates(ctx context.Context, symptom string) ([]SymptomRate, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT symptom, scope, scope_key, finished_runs, runs_with, failed_with,
+	passed_with, rate, failed_runs, share_of_failures, left_out
+FROM v_symptom_rates WHERE ? = '' OR symptom = ?
+ORDER BY symptom, scope, scope_key`, symptom, symptom)
+	if err != nil {
+		return nil, fmt.Errorf("view rates: %w", err)
+	}
+	defer rows.Close()
+	var out []SymptomRate
+	for rows.Next() {
+		var r SymptomRate
+		var rate, share sql.NullFloat64
+		if err := rows.Scan(&r.Symptom, &r.Scope, &r.Key, &r.FinishedRuns, &r.RunsWith, &r.FailedWith, &r.PassedWith,
+			&rate, &r.FailedRuns, &share, &r.LeftOut); err != nil {
+			return nil, fmt.Errorf("view rates: %w", err)
+		}
+		r.Rate, r.ShareOfFailures = floatOrNaN(rate), floatOrNaN(share)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("view rates: %w", err)
+	}
+	return out, nil
 }

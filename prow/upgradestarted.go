@@ -17,9 +17,9 @@ const AckUpgradeTest = "[sig-cluster-lifecycle] Cluster version operator acknowl
 // clusterversion is missing and so is the test, which says nothing.
 //
 // cv is nil when the run has no clusterversion.json that could be read;
-// tests are the run's test cases (merged: a test that failed and passed is a
-// flake), junitRead whether any JUnit file was read.
-func UpgradeBegan(cv *ClusterVersion, tests []TestCase, junitRead bool) (began, ok bool) {
+// tests are the run's merged tests (MergeTests: a test that failed and
+// passed is a flake), junitRead whether any JUnit file was read.
+func UpgradeBegan(cv *ClusterVersion, tests []TestResult, junitRead bool) (began, ok bool) {
 	ack := ackStatus(tests)
 	switch {
 	case cv != nil && len(cv.History) > 1:
@@ -38,7 +38,7 @@ func UpgradeBegan(cv *ClusterVersion, tests []TestCase, junitRead bool) (began, 
 
 // ackStatus is the merged status of the acknowledgement test in tests, or
 // "" when it is absent (or only skipped).
-func ackStatus(tests []TestCase) TestStatus {
+func ackStatus(tests []TestResult) TestStatus {
 	var st TestStatus
 	for _, t := range tests {
 		name := strings.TrimPrefix(t.Name, "Cluster upgrade.")

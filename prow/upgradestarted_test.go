@@ -8,14 +8,14 @@ import (
 func TestUpgradeBegan(t *testing.T) {
 	installed := &ClusterVersion{History: []Update{{State: UpdateCompleted, Version: "4.13.10"}}}
 	upgraded := &ClusterVersion{History: []Update{{State: UpdatePartial, Version: "4.14.0"}, {State: UpdateCompleted, Version: "4.13.10"}}}
-	ack := func(s TestStatus) []TestCase {
-		return []TestCase{{Suite: "openshift-tests-upgrade", Name: AckUpgradeTest, Status: s}}
+	ack := func(s TestStatus) []TestResult {
+		return []TestResult{{Suite: "openshift-tests-upgrade", Name: AckUpgradeTest, Status: s}}
 	}
-	other := []TestCase{{Name: "install should succeed: overall", Status: StatusFail}}
+	other := []TestResult{{Name: "install should succeed: overall", Status: StatusFail}}
 	for _, c := range []struct {
 		name      string
 		cv        *ClusterVersion
-		tests     []TestCase
+		tests     []TestResult
 		junitRead bool
 		began, ok bool
 	}{
@@ -26,7 +26,7 @@ func TestUpgradeBegan(t *testing.T) {
 		{"not acknowledged", installed, ack(StatusFail), true, false, true},
 		{"not acknowledged, no clusterversion", nil, ack(StatusFail), true, false, true},
 		{"install failed: one entry, no test", installed, other, true, false, true},
-		{"the prefixed name", installed, []TestCase{{Name: "Cluster upgrade." + AckUpgradeTest, Status: StatusFail}}, true, false, true},
+		{"the prefixed name", installed, []TestResult{{Name: "Cluster upgrade." + AckUpgradeTest, Status: StatusFail}}, true, false, true},
 		{"skipped says nothing", nil, ack(StatusSkip), true, false, false},
 		{"nothing read", nil, nil, false, false, false},
 		{"no clusterversion and no test", nil, other, true, false, false},
