@@ -20,7 +20,10 @@ type Summary struct {
 	// RegressionsBy counts the regressions of each scope (edge, variant,
 	// job): what `report --by SCOPE` shows.
 	RegressionsBy map[string]int
-	Duration      time.Duration
+	// Changes counts the regressions this analysis opened, reopened or
+	// closed (the regressions table, across analyses).
+	Changes  int
+	Duration time.Duration
 }
 
 // dateLabel is how a window's ends are labelled: "2026-11-23..2026-11-30".
@@ -125,14 +128,19 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	if err := opts.validate(); err != nil {
 		return Summary{}, err
 	}
-	res, flakes, err := computeAll(ctx, store, opts)
+	all, err := computeAll(ctx, store, opts)
 	if err != nil {
 		return Summary{}, err
 	}
-	if err := store.ReplaceAnalysis(ctx, res.Verdicts, flakes); err != nil {
+	res := all.res
+	if err := store.ReplaceAnalysis(ctx, res.Verdicts, all.flakes); err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	sum := Summary{Symptoms: len(res.Symptoms), Verdicts: len(res.Verdicts), Duration: time.Since(start), RegressionsBy: make(map[string]int)}
+	changes, err := keepLifecycle(ctx, store, all.counts, res.Verdicts, all.w, opts, all.now)
+	if err != nil {
+		return Summary{}, fmt.Errorf("analyze: %w", err)
+	}
+	sum := Summary{Symptoms: len(res.Symptoms), Verdicts: len(res.Verdicts), Changes: changes, Duration: time.Since(start), RegressionsBy: make(map[string]int)}
 	for _, v := range res.Verdicts {
 		if v.Verdict == VerdictRegression {
 			sum.Regressions++
@@ -142,24 +150,34 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	return sum, nil
 }
 
+// whole is an analysis of every run, with what the regression lifecycle
+// needs of it.
+type whole struct {
+	res    Result
+	flakes []db.TestFlakeRate
+	counts db.AnalysisCounts
+	w      windows
+	now    time.Time
+}
+
 // computeAll is Compute over every run, with the tests' flake rates.
-func computeAll(ctx context.Context, store *db.DB, opts Options) (Result, []db.TestFlakeRate, error) {
+func computeAll(ctx context.Context, store *db.DB, opts Options) (whole, error) {
 	now := opts.Now
 	if now.IsZero() {
 		var err error
 		if now, err = store.NewestRunStart(ctx); err != nil {
-			return Result{}, nil, fmt.Errorf("analyze: %w", err)
+			return whole{}, fmt.Errorf("analyze: %w", err)
 		}
 	}
 	w := windowsAt(now, time.Time{}, opts)
 	counts, err := store.AnalysisCounts(ctx, db.CountOptions{Sample: w.sample, Basis: w.basis, Tests: true})
 	if err != nil {
-		return Result{}, nil, fmt.Errorf("analyze: %w", err)
+		return whole{}, fmt.Errorf("analyze: %w", err)
 	}
 	s := sumScopes(counts)
 	res := Result{Now: now, SampleWindow: w.sampleLabel, BasisWindow: w.basisLabel, Symptoms: counts.Symptoms,
 		Verdicts: symptomVerdicts(counts.Symptoms, s, w, db.Bounds{}, opts)}
-	return res, flakeRates(counts), nil
+	return whole{res: res, flakes: flakeRates(counts), counts: counts, w: w, now: now}, nil
 }
 
 // scopeKey names a scope key: ("edge", "4.13->4.14 minor").
@@ -207,7 +225,7 @@ func (t *tally) addHits(g db.SymptomGroup) {
 // job's only in its presubmit scope; another job's in the job scope, and
 // when the release is known, in the edge and the variant (RunKeys, the one
 // definition of those keys).
-func keysOf(j db.Job, rel, from, kind string) ([]scopeKey, db.Variant) {
+func keysOfJob(j db.Job, rel, from, kind string) ([]scopeKey, db.Variant) {
 	if j.Type == db.TypePresubmit {
 		return []scopeKey{{db.ScopePresubmit, j.Name}}, db.Variant{}
 	}
@@ -217,6 +235,23 @@ func keysOf(j db.Job, rel, from, kind string) ([]scopeKey, db.Variant) {
 		return keys, variant
 	}
 	return append(keys, scopeKey{db.ScopeEdge, edge.String()}, scopeKey{db.ScopeVariant, variant.String()}), variant
+}
+
+// keysOf is keysOfJob of the job named job whose row is j (j.Name may be
+// empty).
+func keysOf(job, rel, from, kind string, j db.Job) []scopeKey {
+	j.Name = job
+	keys, _ := keysOfJob(j, rel, from, kind)
+	return keys
+}
+
+// jobAttrs are the jobs rows of the counts' jobs.
+func jobAttrs(c db.AnalysisCounts) map[string]db.Job {
+	jobs := make(map[string]db.Job, len(c.Runs))
+	for _, g := range c.Runs {
+		jobs[g.Job] = g.JobRow()
+	}
+	return jobs
 }
 
 // scopeCounts are the counts of every scope key, summed from the groups by
@@ -239,7 +274,7 @@ func sumScopes(c db.AnalysisCounts) scopeCounts {
 	for _, g := range c.Runs {
 		j := g.JobRow()
 		s.jobs[g.Job] = j
-		keys, variant := keysOf(j, g.Release, g.FromRelease, g.Upgrade)
+		keys, variant := keysOfJob(j, g.Release, g.FromRelease, g.Upgrade)
 		for _, k := range keys {
 			t := s.runs[k]
 			if t == nil {
@@ -271,7 +306,7 @@ func sumScopes(c db.AnalysisCounts) scopeCounts {
 		if !ok {
 			continue // a job with no counted run cannot have a counted hit
 		}
-		keys, _ := keysOf(j, g.Release, g.FromRelease, g.Upgrade)
+		keys, _ := keysOfJob(j, g.Release, g.FromRelease, g.Upgrade)
 		for _, k := range keys {
 			t := bySymptom[k]
 			if t == nil {
@@ -520,7 +555,7 @@ func flakeRates(c db.AnalysisCounts) []db.TestFlakeRate {
 		if !ok {
 			j = db.Job{Name: g.Job}
 		}
-		keys, _ := keysOf(j, g.Release, g.FromRelease, g.Upgrade)
+		keys, _ := keysOfJob(j, g.Release, g.FromRelease, g.Upgrade)
 		for _, k := range keys {
 			tk := testKey{k, g.Suite, g.Name}
 			r := sums[tk]

@@ -81,4 +81,3 @@ func dash(s string) string {
 	}
 	return s
 }
-
