@@ -168,9 +168,6 @@ func counts(rows []db.SymptomVerdict) string {
 	return s
 }
 
-// nan is a rate or p-value that does not exist.
-var nan = math.NaN()
-
 // verdictText is a verdict as a table or a chart writes it: "not enough
 // runs" rather than a verdict where there were too few to have one.
 func verdictText(v string) string {
