@@ -79,3 +79,14 @@ func plausibleSQL(col string) string {
 		` GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z' AND strftime('%Y-%m-%dT%H:%M:%SZ', ` + col + `) = ` + col +
 		` AND ` + col + ` >= '` + earliestTime + `' AND ` + col + ` <= strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '` + clockSkew + `')))`
 }
+
+// nullBool stores nil as NULL, true as 1 and false as 0.
+func nullBool(b *bool) any {
+	switch {
+	case b == nil:
+		return nil
+	case *b:
+		return int64(1)
+	}
+	return int64(0)
+}
