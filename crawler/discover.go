@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -204,6 +205,12 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	plan := &jobPlan{job: j.name}
 	var listed []int64
 	var late []task
+	// A late run lies among the runs stored: one older than all of them
+	// was left out by the first crawl's window, not late.
+	oldest := int64(math.MaxInt64)
+	for id := range states {
+		oldest = min(oldest, id)
+	}
 	seen := make(map[int64]bool)
 	for _, e := range ents {
 		base := strings.TrimSuffix(strings.TrimPrefix(e.Name, j.prefix), "/")
@@ -229,7 +236,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 			// Behind the cursor: stored ones are revisited below when
 			// they need it; one not stored appeared late, and is read
 			// without moving the cursor.
-			if !known && lateCandidate(id, cur.BuildID) {
+			if !known && id > oldest && lateCandidate(id, cur.BuildID) {
 				late = append(late, task{job: j.name, presubmit: j.presubmit, id: id, link: t.link, path: t.path})
 				if !j.presubmit {
 					late[len(late)-1].path = strings.TrimSuffix(e.Name, "/")
