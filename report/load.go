@@ -175,6 +175,9 @@ type AssessInput struct {
 	// Since and Job are the query's, to say what was counted.
 	Since time.Time
 	Job   string
+	// Extras are the runs' own numbers: their timelines, disruption,
+	// failed tests and versions (assess_numbers.go).
+	Extras AssessExtras
 }
 
 // evidenceRead is how many of a symptom's newest runs an assessment reads
@@ -238,6 +241,9 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
 	}
 	in.Weekly = weeksSince(weekly, q.Since)
+	if in.Extras, err = loadAssessExtras(ctx, store, q); err != nil {
+		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
+	}
 	return in, nil
 }
 
