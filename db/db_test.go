@@ -86,7 +86,7 @@ func TestOpenCreatesContractSchema(t *testing.T) {
 		"jobs": {"name", "type", "release", "from_release", "upgrade", "platform", "network", "arch"},
 		"runs": {"job", "build_id", "bucket", "path", "url", "started_at", "finished_at", "result",
 			"release", "from_release", "upgrade", "from_version", "to_version", "upgrade_state",
-			"tag", "from_tag", "pull", "fetch_status", "fetch_error", "objects_read", "bytes_read", "crawled_at"},
+			"tag", "from_tag", "pull", "fetch_status", "fetch_error", "objects_read", "bytes_read", "crawled_at", "fetch_attempts", "given_up_at"},
 		"tests":             {"job", "build_id", "suite", "name", "status", "duration_s", "message"},
 		"symptoms":          {"id", "title", "description", "bug", "source", "active"},
 		"run_symptoms":      {"job", "build_id", "symptom_id", "hits", "file", "line", "excerpt", "at", "last_at"},

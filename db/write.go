@@ -35,9 +35,14 @@ type Run struct {
 	Pull         int
 	FetchStatus  string // complete, partial or error
 	FetchError   string
-	ObjectsRead  int
-	BytesRead    int64
-	CrawledAt    time.Time // the time of the Write when zero
+	// FetchAttempts counts the crawls in a row that could not read the run
+	// whole (0 when it is complete); GivenUpAt, unless zero, is when the
+	// crawler stopped reading it again.
+	FetchAttempts int
+	GivenUpAt     time.Time
+	ObjectsRead   int
+	BytesRead     int64
+	CrawledAt     time.Time // the time of the Write when zero
 }
 
 // Test is a row of tests: one test case of a run.
@@ -109,8 +114,8 @@ ON CONFLICT (name) DO UPDATE SET
 	// which would cascade to rows of the run that are not ours to drop.
 	upsertRun = `INSERT INTO runs (job, build_id, bucket, path, url, started_at, finished_at, result,
 	release, from_release, upgrade, from_version, to_version, upgrade_state, tag, from_tag, pull,
-	fetch_status, fetch_error, objects_read, bytes_read, crawled_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (job, build_id) DO UPDATE SET
 	bucket = excluded.bucket,
 	path = excluded.path,
@@ -131,7 +136,9 @@ ON CONFLICT (job, build_id) DO UPDATE SET
 	fetch_error = excluded.fetch_error,
 	objects_read = excluded.objects_read,
 	bytes_read = excluded.bytes_read,
-	crawled_at = excluded.crawled_at`
+	crawled_at = excluded.crawled_at,
+	fetch_attempts = excluded.fetch_attempts,
+	given_up_at = excluded.given_up_at`
 
 	// A test listed twice in a run (two JUnit files, a retry) is merged as
 	// the design defines it: failed and passed is a flake; a skip yields to
@@ -309,7 +316,7 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 		nullString(r.FromVersion), nullString(r.ToVersion), nullString(r.UpgradeState),
 		nullString(r.Tag), nullString(r.FromTag), nullInt(r.Pull),
 		r.FetchStatus, nullString(r.FetchError), r.ObjectsRead, r.BytesRead,
-		formatTime(r.CrawledAt)); err != nil {
+		formatTime(r.CrawledAt), r.FetchAttempts, nullTime(r.GivenUpAt)); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	for _, t := range rec.Tests {
