@@ -29,6 +29,8 @@ type Assessment struct {
 	Remediation Remediation `json:"how_involved_is_remediation"`
 	Regression  Regression  `json:"is_it_a_regression"`
 	Flake       Flake       `json:"does_it_look_like_a_flake"`
+	// blocked are the drafts of FormatBlockedEdges.
+	blocked []BlockedEdge
 }
 
 // Impacted answers "who is impacted": the edges and variants showing the
@@ -226,6 +228,7 @@ func Assess(in AssessInput) Assessment {
 	}
 	a.Flake = flake(in, edges, jobWindows)
 	a.Summary = summary(a, edges)
+	a.blocked = blockedEdges(in, a)
 	return a
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // The formats of an assessment: FormatTable is plain text.
-var AssessFormats = []string{FormatTable, FormatJSON, FormatMarkdown}
+var AssessFormats = []string{FormatTable, FormatJSON, FormatMarkdown, FormatBlockedEdges}
 
 // WriteAssessment renders a in format: plain text for a terminal
 // (FormatTable), Markdown to paste into a bug, or JSON.
@@ -21,6 +21,8 @@ func WriteAssessment(w io.Writer, a Assessment, format string) error {
 		return writeAssessText(w, a)
 	case FormatMarkdown:
 		return writeAssessMarkdown(w, a)
+	case FormatBlockedEdges:
+		return writeBlockedEdges(w, a)
 	case FormatJSON:
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)

@@ -120,6 +120,9 @@ func (f *fixture) run(j db.Job, result string, start time.Time, symptoms ...stri
 	if result != "pending" {
 		rec.Run.FinishedAt = start.Add(2 * time.Hour)
 		rec.Run.UpgradeState = "Completed"
+		// From a z-stream of the from-release to a nightly of the release.
+		rec.Run.FromVersion = fmt.Sprintf("%s.%d", j.FromRelease, f.build%9)
+		rec.Run.ToVersion = fmt.Sprintf("%s.0-0.nightly-%s", j.Release, start.Format("2006-01-02-150405"))
 	}
 	podNetwork := false
 	for _, s := range symptoms {
