@@ -52,6 +52,10 @@ type Data struct {
 	// Weekly is each symptom's rate per edge and week, when Query.Trend
 	// asked for it, from Query.Since on.
 	Weekly map[string][]db.WeeklyRate
+	// Disruption and Open are, with Query.Trend, each compared edge's
+	// disruption run by run and the open regressions (disruption_chart.go).
+	Disruption []DisruptionChart
+	Open       []OpenRegression
 }
 
 // Load reads the verdicts q selects, and the weekly rates when q.Trend asks.
@@ -97,6 +101,9 @@ func Load(ctx context.Context, store *db.DB, q Query) (Data, error) {
 			return d, fmt.Errorf("report: %w", err)
 		}
 		d.Weekly[s.ID] = weeksSince(w, q.Since)
+	}
+	if d.Disruption, d.Open, err = loadHTMLExtras(ctx, store, q); err != nil {
+		return d, fmt.Errorf("report: %w", err)
 	}
 	return d, nil
 }
