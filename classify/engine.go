@@ -214,6 +214,8 @@ type compiledMatcher struct {
 	sequence   *sequenceProgram
 
 	probes []*probe // the regexes that text lines go through
+
+	all, not []*fastRegexp // a lines matcher's all and not, as probes ask them
 }
 
 type linesProgram struct {
@@ -273,6 +275,8 @@ type probe struct {
 	kind    probeKind
 	matcher *compiledMatcher
 	re      *regexp.Regexp
+	fast    *fastRegexp // re, asked through its automaton
+	cidr    *lazyDFA    // re with its ip group made an address of the cidr, or nil
 	ipGroup int
 	lits    [][]string
 }
@@ -283,7 +287,11 @@ func probesOf(m *compiledMatcher) []*probe {
 	switch m.kind {
 	case kindLines:
 		for _, a := range m.lines.any {
-			out = append(out, &probe{kind: probeAny, matcher: m, re: a.re, ipGroup: a.ipGroup, lits: requiredLiterals(a.re.String())})
+			pr := &probe{kind: probeAny, matcher: m, re: a.re, ipGroup: a.ipGroup, lits: requiredLiterals(a.re.String())}
+			if a.ipGroup >= 0 && len(m.lines.cidr) > 0 {
+				pr.cidr = cidrDFA(a.re.String(), a.ipGroup, m.lines.cidr)
+			}
+			out = append(out, pr)
 		}
 		if len(m.lines.any) == 0 {
 			// Every "all" regex must match, so the literals any of them
@@ -295,11 +303,22 @@ func probesOf(m *compiledMatcher) []*probe {
 			slices.SortStableFunc(sets, compareSets)
 			out = append(out, &probe{kind: probeAll, matcher: m, ipGroup: -1, lits: sets[:min(len(sets), maxConjuncts)]})
 		}
+		for _, re := range m.lines.all {
+			m.all = append(m.all, newFastRegexp(re))
+		}
+		for _, re := range m.lines.not {
+			m.not = append(m.not, newFastRegexp(re))
+		}
 	case kindSequence:
 		s := m.sequence
 		out = append(out,
 			&probe{kind: probeThen, matcher: m, re: s.then, ipGroup: -1, lits: requiredLiterals(s.then.String())},
 			&probe{kind: probeFirst, matcher: m, re: s.first, ipGroup: -1, lits: requiredLiterals(s.first.String())})
+	}
+	for _, pr := range out {
+		if pr.re != nil {
+			pr.fast = newFastRegexp(pr.re)
+		}
 	}
 	return out
 }

@@ -492,11 +492,15 @@ func (s *Scan) line(f *fileState, raw []byte, start int, probes []int32) {
 			case pass == 0 && (pr.kind == probeAny || pr.kind == probeAll):
 				s.linesProbe(f, pr, line, start)
 			case pass == 0 && pr.kind == probeThen:
-				if timedLine() && pr.re.MatchString(timed.Text) {
+				// A "then" with no "first" waiting pairs with nothing.
+				if w := s.wins[pr.matcher.id]; w == nil || w.head == len(w.firsts) {
+					continue
+				}
+				if timedLine() && matches(pr.fast, timed.Text) {
 					s.seqThen(f, pr.matcher, &timed, line, start)
 				}
 			case pass == 1 && pr.kind == probeFirst:
-				if timedLine() && pr.re.MatchString(timed.Text) {
+				if timedLine() && matches(pr.fast, timed.Text) {
 					s.seqFirst(f, pr.matcher, &timed, line, start)
 				}
 			}
@@ -516,13 +520,13 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 		return
 	}
 	st.decided = s.serial
-	for _, re := range m.lines.all {
-		if !re.Match(line) {
+	for _, re := range m.all {
+		if !matches(re, line) {
 			return
 		}
 	}
-	for _, re := range m.lines.not {
-		if re.Match(line) {
+	for _, re := range m.not {
+		if matches(re, line) {
 			return
 		}
 	}
@@ -542,9 +546,26 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 // group inside one of cidr when that is set.
 func (pr *probe) matchAny(line []byte, cidr []netip.Prefix) bool {
 	if len(cidr) == 0 || pr.ipGroup < 0 {
-		return pr.re.Match(line)
+		return matches(pr.fast, line)
 	}
-	for _, loc := range pr.re.FindAllSubmatchIndex(line, -1) {
+	if pr.cidr != nil {
+		c := pr.cidr.get()
+		m, ok := dfaMatchText(c, line)
+		pr.cidr.put(c)
+		if ok && !m {
+			return false
+		}
+	}
+	// Most often the first match decides; the others are found only when
+	// it does not.
+	first := pr.re.FindSubmatchIndex(line)
+	if first == nil {
+		return false
+	}
+	if a, b := first[2*pr.ipGroup], first[2*pr.ipGroup+1]; a >= 0 && inPrefixes(line[a:b], cidr) {
+		return true
+	}
+	for _, loc := range pr.re.FindAllSubmatchIndex(line, -1)[1:] {
 		a, b := loc[2*pr.ipGroup], loc[2*pr.ipGroup+1]
 		if a >= 0 && inPrefixes(line[a:b], cidr) {
 			return true
