@@ -7,12 +7,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-var benchInput = flag.String("benchinput", "", "write the benchmark's log and its patterns (as grep -E patterns) to this directory, to compare with grep")
+var benchInput = flag.String("benchinput", "", "write the benchmarks' logs and the patterns of ripgrep and grep to this directory (see TestWriteBenchInput)")
 
 // benchLog returns a realistic build log of about size bytes: monitor
 // lines, klog lines, ci-operator and openshift-tests lines, with a few
@@ -97,36 +98,28 @@ func textRegexes(rules []Rule) []string {
 	return out
 }
 
-// toERE rewrites the built-in regexes, Go RE2 syntax, as POSIX extended
-// regexes for GNU grep.
-func toERE(re string) string {
-	return strings.NewReplacer(`(?P<ip>`, `(`, `(?:`, `(`, `\s`, `[:space:]`).Replace(re)
-}
-
-// TestWriteBenchInput writes the benchmarks' inputs for a comparison with
-// grep and ripgrep (see make bench-engine):
+// TestWriteBenchInput writes the inputs of the comparison with ripgrep
+// and GNU grep that make bench-engine runs:
 //
 //	go test ./classify -run TestWriteBenchInput -benchinput DIR
 //
-// DIR/upgrade.log is upgradeLog's realistic step logs, DIR/build-log.txt
-// benchLog's; DIR/rules.txt holds the built-in rules' regular expressions
-// of text lines (for rg -f), DIR/patterns.txt the same as POSIX extended
-// expressions, DIR/plain.txt the plain patterns a grep user would write
-// for the same symptoms (for grep -E -f).
+// DIR/upgrade.log is upgradeLog's realistic step logs and DIR/build-log.txt
+// benchLog's synthetic one, 64 MiB each; DIR/rg.txt holds the built-in
+// rules' regular expressions of text lines, their named groups unnamed
+// (ripgrep rejects a name used twice), and DIR/plain.txt the plain
+// patterns a grep user would write for the same symptoms.
 func TestWriteBenchInput(t *testing.T) {
 	if *benchInput == "" {
 		t.Skip("-benchinput not set")
 	}
-	res := textRegexes(benchRules())
-	var pats []string
-	for _, re := range res {
-		pats = append(pats, toERE(re))
+	var res []string
+	for _, re := range textRegexes(benchRules()) {
+		res = append(res, namedGroup.ReplaceAllString(re, "("))
 	}
 	for name, data := range map[string][]byte{
 		"upgrade.log":   upgradeLog(benchSize),
 		"build-log.txt": benchLog(benchSize),
-		"rules.txt":     []byte(strings.Join(res, "\n") + "\n"),
-		"patterns.txt":  []byte(strings.Join(pats, "\n") + "\n"),
+		"rg.txt":        []byte(strings.Join(res, "\n") + "\n"),
 		"plain.txt":     []byte(strings.Join(plainPatterns, "\n") + "\n"),
 	} {
 		if err := os.WriteFile(filepath.Join(*benchInput, name), data, 0o644); err != nil {
@@ -134,6 +127,9 @@ func TestWriteBenchInput(t *testing.T) {
 		}
 	}
 }
+
+// namedGroup is the start of a named group.
+var namedGroup = regexp.MustCompile(`\(\?P<[A-Za-z0-9_]+>`)
 
 // plainPatterns are what a grep user would search for the built-in text
 // symptoms: their distinctive phrases, without the rules' care for

@@ -329,6 +329,7 @@ type program struct {
 	kind      fileKind
 	probes    []*probe
 	ac        *automaton    // nil when no probe has literals
+	skip      *skipper      // finds the lines worth the automaton, or nil: every line is
 	litTarget [][]litTarget // literal -> the probe sets it belongs to
 	full      []uint8       // probe -> the mask of all its sets
 	always    []int32       // probes without literals
@@ -419,6 +420,15 @@ func (e *Engine) compileProgram(kind fileKind, active []bool) *program {
 	}
 	if len(lits) > 0 {
 		p.ac = newAutomaton(lits)
+		// Every probe requires a literal of its first set: a line with
+		// none of those calls for no probe, and need not be scanned.
+		var first []string
+		for i, pr := range p.probes {
+			if p.full[i] != 0 {
+				first = append(first, pr.lits[0]...)
+			}
+		}
+		p.skip = newSkipper(dedup(first))
 	}
 	return p
 }

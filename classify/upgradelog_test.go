@@ -29,7 +29,8 @@ func upgradeLog(size int) []byte {
 		g.run(at)
 		at = at.Add(3 * time.Hour)
 	}
-	return g.b.Bytes()
+	out := g.b.Bytes()
+	return out[:bytes.LastIndexByte(out[:size], '\n')+1]
 }
 
 // upgradeGen writes the runs of upgradeLog.
@@ -39,6 +40,25 @@ type upgradeGen struct {
 	at    time.Time
 	infra string // the run's cluster name
 	nodes []string
+	// pods[i] are the pods of upgradeNamespaces[i]: a pod keeps its name,
+	// node and address, and its probe fails again and again.
+	pods [][]genPod
+}
+
+type genPod struct{ name, node, ip string }
+
+// pod returns a pod of upgradeNamespaces[i]; now and then one is replaced
+// by a new one, as a rollout does.
+func (g *upgradeGen) pod(i int) genPod {
+	ps := g.pods[i]
+	k := g.rng.IntN(len(ps))
+	if g.rng.IntN(50) == 0 {
+		ps[k] = genPod{upgradeNamespaces[i].pod + "-" + g.suffix(5), g.pick(g.nodes), g.podIP()}
+		if g.rng.IntN(5) == 0 {
+			ps[k].ip = g.nodeIP() // a pod on the host network
+		}
+	}
+	return ps[k]
 }
 
 // The namespaces of a cluster's operands, and their pods' ports.
@@ -122,6 +142,16 @@ func (g *upgradeGen) run(start time.Time) {
 	for range 6 {
 		g.nodes = append(g.nodes, fmt.Sprintf("ip-10-0-%d-%d.us-east-2.compute.internal", g.rng.IntN(256), 2+g.rng.IntN(250)))
 	}
+	g.pods = make([][]genPod, len(upgradeNamespaces))
+	for i, o := range upgradeNamespaces {
+		for range 3 {
+			p := genPod{o.pod + "-" + g.suffix(5), g.pick(g.nodes), g.podIP()}
+			if g.rng.IntN(5) == 0 {
+				p.ip = g.nodeIP()
+			}
+			g.pods[i] = append(g.pods[i], p)
+		}
+	}
 	fmt.Fprintf(&g.b, "INFO[%s] Running step e2e-aws-ovn-upgrade-openshift-e2e-test.\n", g.at.Format(time.RFC3339))
 	g.b.WriteString("Using shared dir /var/run/secrets/ci.openshift.io/multi-stage\n+ export PATH=/usr/libexec/origin:$PATH\n")
 	fmt.Fprintf(&g.b, "Setting up upgrade: from %s to %s\n", upgradeFrom, upgradeTo)
@@ -180,15 +210,13 @@ func (g *upgradeGen) line(rollout bool) {
 // refusals against pod addresses, some against node addresses
 // (host-network pods), some HTTP errors.
 func (g *upgradeGen) probeFailure() {
-	o := upgradeNamespaces[g.rng.IntN(len(upgradeNamespaces))]
+	oi := g.rng.IntN(len(upgradeNamespaces))
+	o, p := upgradeNamespaces[oi], g.pod(oi)
 	kind := "Readiness"
 	if g.rng.IntN(4) == 0 {
 		kind = "Liveness"
 	}
-	ip := g.podIP()
-	if g.rng.IntN(5) == 0 {
-		ip = g.nodeIP()
-	}
+	ip := p.ip
 	scheme := "https"
 	if strings.HasSuffix(o.path, ":8080") || strings.Contains(o.path, ":8181") || strings.Contains(o.path, ":1936") {
 		scheme = "http"
@@ -221,8 +249,7 @@ func (g *upgradeGen) probeFailure() {
 	} else if g.rng.IntN(3) == 0 {
 		reason, msg = "ProbeError", kind+" probe error: "+why+`\nbody: \n`
 	}
-	pod := o.pod + "-" + g.suffix(5)
-	g.monitor('W', "ns/"+o.ns+" pod/"+pod+" node/"+g.pick(g.nodes), "reason/"+reason+" "+msg+g.times())
+	g.monitor('W', "ns/"+o.ns+" pod/"+p.name+" node/"+p.node, "reason/"+reason+" "+msg+g.times())
 }
 
 // networkPod is an event of a node's network pod, in the order a rollout
@@ -247,9 +274,10 @@ func (g *upgradeGen) networkPod() {
 
 // podEvent is one of the kube events of pods being replaced.
 func (g *upgradeGen) podEvent() {
-	o := upgradeNamespaces[g.rng.IntN(len(upgradeNamespaces))]
-	pod := o.pod + "-" + g.suffix(5)
-	loc := "ns/" + o.ns + " pod/" + pod + " node/" + g.pick(g.nodes)
+	oi := g.rng.IntN(len(upgradeNamespaces))
+	o, p := upgradeNamespaces[oi], g.pod(oi)
+	pod := p.name
+	loc := "ns/" + o.ns + " pod/" + pod + " node/" + p.node
 	ctr := o.pod[:strings.IndexByte(o.pod+"-", '-')]
 	switch g.rng.IntN(9) {
 	case 0:
@@ -276,10 +304,10 @@ func (g *upgradeGen) podEvent() {
 // podState is a line of the pod monitor: containers and pods coming and
 // going, with the newer structured annotations.
 func (g *upgradeGen) podState() {
-	o := upgradeNamespaces[g.rng.IntN(len(upgradeNamespaces))]
-	pod := o.pod + "-" + g.suffix(5)
+	oi := g.rng.IntN(len(upgradeNamespaces))
+	o, p := upgradeNamespaces[oi], g.pod(oi)
 	ctr := o.pod[:strings.IndexByte(o.pod+"-", '-')]
-	loc := fmt.Sprintf("ns/%s pod/%s node/%s uid/%s-%s-%s", o.ns, pod, g.pick(g.nodes), g.suffix(8), g.suffix(4), g.suffix(12))
+	loc := fmt.Sprintf("ns/%s pod/%s node/%s", o.ns, p.name, p.node)
 	switch g.rng.IntN(5) {
 	case 0:
 		g.monitor('I', loc+" container/"+ctr, "reason/ContainerStart cause/ duration/3.00s")
