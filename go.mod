@@ -6,6 +6,7 @@ require (
 	cloud.google.com/go/storage v1.70.0
 	github.com/fsouza/fake-gcs-server v1.56.1
 	github.com/googleapis/gax-go/v2 v2.26.2
+	github.com/klauspost/compress v1.20.4
 	github.com/sourcegraph/conc v0.3.0
 	github.com/spf13/pflag v1.1.0
 	go.yaml.in/yaml/v3 v3.0.6

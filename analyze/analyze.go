@@ -14,8 +14,14 @@ import (
 type Summary struct {
 	Symptoms    int // active symptoms analysed
 	Verdicts    int // rows written to symptom_verdicts
-	Regressions int // of those, regressions
-	Duration    time.Duration
+	Regressions int // of those, regressions (a regression on an edge shows on its variants too)
+	// RegressionsBy counts the regressions of each scope (edge, variant,
+	// job): what `report --by SCOPE` shows.
+	RegressionsBy map[string]int
+	// Changes counts the regressions this analysis opened, reopened or
+	// closed (the regressions table, across analyses).
+	Changes  int
+	Duration time.Duration
 }
 
 // dateLabel is how a window's ends are labelled: "2026-11-23..2026-11-30".
@@ -68,10 +74,15 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	if err := store.ReplaceAnalysis(ctx, verdicts, rates); err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	sum := Summary{Symptoms: len(counts.Symptoms), Verdicts: len(verdicts), Duration: time.Since(start)}
+	changes, err := keepLifecycle(ctx, store, counts, verdicts, w, opts, now)
+	if err != nil {
+		return Summary{}, fmt.Errorf("analyze: %w", err)
+	}
+	sum := Summary{Symptoms: len(counts.Symptoms), Verdicts: len(verdicts), Changes: changes, Duration: time.Since(start), RegressionsBy: make(map[string]int)}
 	for _, v := range verdicts {
 		if v.Verdict == VerdictRegression {
 			sum.Regressions++
+			sum.RegressionsBy[v.Scope]++
 		}
 	}
 	return sum, nil
@@ -92,13 +103,13 @@ func (t *tally) add(all, sample, basis int) {
 
 // keysOf are the scope keys a job's runs on an edge count in: the job, and
 // when the release is known, the edge and the variant.
-func keysOf(job, rel, from, kind string, attrs Variant) []scopeKey {
+func keysOf(job, rel, from, kind string, attrs db.Variant) []scopeKey {
 	keys := []scopeKey{{db.ScopeJob, job}}
 	if rel == "" {
 		return keys
 	}
 	v := attrs
-	v.Edge = Edge{From: from, To: rel, Kind: kind}
+	v.Edge = db.Edge{From: from, To: rel, Kind: kind}
 	return append(keys, scopeKey{db.ScopeEdge, v.Edge.String()}, scopeKey{db.ScopeVariant, v.String()})
 }
 
@@ -109,12 +120,12 @@ type scopeCounts struct {
 	hits map[string]map[scopeKey]*tally // by symptom
 	// edges are the edge and variant keys by their structure, to find a
 	// key's basis.
-	edges map[scopeKey]Variant
+	edges map[scopeKey]db.Variant
 	known []release // every release seen, for the release before an X.0
 }
 
 func sumScopes(c db.AnalysisCounts) scopeCounts {
-	s := scopeCounts{runs: map[scopeKey]*tally{}, hits: map[string]map[scopeKey]*tally{}, edges: map[scopeKey]Variant{}}
+	s := scopeCounts{runs: map[scopeKey]*tally{}, hits: map[string]map[scopeKey]*tally{}, edges: map[scopeKey]db.Variant{}}
 	jobs := jobAttrs(c)
 	seen := map[release]bool{}
 	for _, g := range c.Runs {
@@ -128,7 +139,7 @@ func sumScopes(c db.AnalysisCounts) scopeCounts {
 			t.add(g.Runs, g.Sample, g.Basis)
 			if k.scope != db.ScopeJob {
 				v := attrs
-				v.Edge = Edge{From: g.FromRelease, To: g.Release, Kind: g.Upgrade}
+				v.Edge = db.Edge{From: g.FromRelease, To: g.Release, Kind: g.Upgrade}
 				s.edges[k] = v
 			}
 		}
@@ -165,7 +176,7 @@ func (s scopeCounts) basisOf(k scopeKey) (basis scopeKey, ok bool) {
 	if !ok {
 		return scopeKey{}, false
 	}
-	prev, ok := v.Edge.previous(s.known)
+	prev, ok := previousEdge(v.Edge, s.known)
 	if !ok {
 		return scopeKey{}, false
 	}
@@ -262,10 +273,10 @@ func flakeRates(c db.AnalysisCounts) []db.TestFlakeRate {
 }
 
 // jobAttrs are each job's platform, network and arch.
-func jobAttrs(c db.AnalysisCounts) map[string]Variant {
-	jobs := make(map[string]Variant)
+func jobAttrs(c db.AnalysisCounts) map[string]db.Variant {
+	jobs := make(map[string]db.Variant)
 	for _, g := range c.Runs {
-		jobs[g.Job] = Variant{Platform: g.Platform, Network: g.Network, Arch: g.Arch}
+		jobs[g.Job] = db.Variant{Platform: g.Platform, Network: g.Network, Arch: g.Arch}
 	}
 	return jobs
 }

@@ -1,49 +1,31 @@
 package analyze
 
-import "testing"
+import (
+	"testing"
 
-func TestEdgeString(t *testing.T) {
-	for _, c := range []struct {
-		e    Edge
-		want string
-	}{
-		{Edge{"4.13", "4.14", "minor"}, "4.13->4.14 minor"},
-		{Edge{"4.14", "4.14", "micro"}, "4.14 micro"},
-		{Edge{"", "4.14", "micro"}, "4.14 micro"},
-		{Edge{"4.12", "4.14", "multi"}, "4.12->4.14 multi"},
-		{Edge{"4.14", "4.14", "none"}, "4.14 none"},
-		{Edge{"4.13", "4.14", ""}, "4.13->4.14 -"},
-	} {
-		if got := c.e.String(); got != c.want {
-			t.Errorf("%#v.String() = %q, want %q", c.e, got, c.want)
-		}
-	}
-	v := Variant{Edge: Edge{"4.13", "4.14", "minor"}, Platform: "aws", Arch: "amd64"}
-	if got, want := v.String(), "4.13->4.14 minor aws - amd64"; got != want {
-		t.Errorf("variant with no network = %q, want %q", got, want)
-	}
-}
+	"github.com/openshift-eng/prowcrawl/db"
+)
 
 func TestEdgePrevious(t *testing.T) {
 	known := []release{{4, 22}, {4, 21}, {4, 9}, {3, 11}, {4, 1}}
 	for _, c := range []struct {
-		e    Edge
+		e    db.Edge
 		want string // "" when there is none
 	}{
-		{Edge{"4.13", "4.14", "minor"}, "4.12->4.13 minor"},
-		{Edge{"4.9", "4.10", "minor"}, "4.8->4.9 minor"}, // numeric, not 4.1 or 4.09
-		{Edge{"4.10", "4.11", "minor"}, "4.9->4.10 minor"},
-		{Edge{"4.14", "4.14", "micro"}, "4.13 micro"},
-		{Edge{"", "4.14", "micro"}, "4.13 micro"},
-		{Edge{"4.12", "4.14", "multi"}, "4.11->4.13 multi"},
-		{Edge{"4.22", "5.0", "major"}, "4.21->4.22 major"}, // the release before 5.0 is the newest 4.x known
-		{Edge{"4.0", "4.1", "minor"}, "3.11->4.0 minor"},
-		{Edge{"5.0", "5.0", "micro"}, "4.22 micro"},
-		{Edge{"6.0", "6.0", "micro"}, ""}, // no 5.x known
-		{Edge{"main", "main", "micro"}, ""},
-		{Edge{"4.13", "4.x", "minor"}, ""},
+		{db.Edge{From: "4.13", To: "4.14", Kind: "minor"}, "4.12->4.13 minor"},
+		{db.Edge{From: "4.9", To: "4.10", Kind: "minor"}, "4.8->4.9 minor"}, // numeric, not 4.1 or 4.09
+		{db.Edge{From: "4.10", To: "4.11", Kind: "minor"}, "4.9->4.10 minor"},
+		{db.Edge{From: "4.14", To: "4.14", Kind: "micro"}, "4.13 micro"},
+		{db.Edge{From: "", To: "4.14", Kind: "micro"}, "4.13 micro"},
+		{db.Edge{From: "4.12", To: "4.14", Kind: "multi"}, "4.11->4.13 multi"},
+		{db.Edge{From: "4.22", To: "5.0", Kind: "major"}, "4.21->4.22 major"}, // the release before 5.0 is the newest 4.x known
+		{db.Edge{From: "4.0", To: "4.1", Kind: "minor"}, "3.11->4.0 minor"},
+		{db.Edge{From: "5.0", To: "5.0", Kind: "micro"}, "4.22 micro"},
+		{db.Edge{From: "6.0", To: "6.0", Kind: "micro"}, ""}, // no 5.x known
+		{db.Edge{From: "main", To: "main", Kind: "micro"}, ""},
+		{db.Edge{From: "4.13", To: "4.x", Kind: "minor"}, ""},
 	} {
-		got, ok := c.e.previous(known)
+		got, ok := previousEdge(c.e, known)
 		if c.want == "" {
 			if ok {
 				t.Errorf("%v.previous() = %v, want none", c.e, got)

@@ -21,36 +21,41 @@ import (
 
 // crawlOptions are the flags of crawl and backfill, with their defaults.
 type crawlOptions struct {
-	Bucket      string
-	DB          string
-	Jobs        []string
-	Since       string
-	Until       string
-	Lookback    string
-	Concurrency int
-	RunTimeout  time.Duration
-	Presubmits  bool
-	Refetch     bool
-	Rules       string
-	GCSAuth     bool
-	JSONReads   bool
-	Retries     int
-	ReqTimeout  time.Duration
-	Wait        bool
-	Shard       string
-	Shards      int
-	Log         logOptions
-	Analyze     analyzeOptions
+	Bucket       string
+	MirrorOf     string
+	DB           string
+	Jobs         []string
+	Since        string
+	Until        string
+	Lookback     string
+	Concurrency  int
+	RunTimeout   time.Duration
+	Presubmits   bool
+	Refetch      bool
+	GiveUpAfter  int
+	RetryGivenUp bool
+	Rules        string
+	GCSAuth      bool
+	JSONReads    bool
+	Retries      int
+	ReqTimeout   time.Duration
+	Wait         bool
+	Shard        string
+	Shards       int
+	Log          logOptions
+	Analyze      analyzeOptions
 }
 
 func defaultCrawlOptions() crawlOptions {
 	return crawlOptions{
-		Bucket:      "gs://test-platform-results",
+		Bucket:      crawler.DefaultBucket,
+		MirrorOf:    crawler.DefaultBucket,
 		DB:          "prowcrawl.db",
 		Jobs:        []string{"upgrade"},
 		Lookback:    "14d",
 		Concurrency: 16,
 		RunTimeout:  10 * time.Minute,
+		GiveUpAfter: crawler.DefaultGiveUpAfter,
 		Retries:     crawler.DefaultMaxAttempts - 1,
 		ReqTimeout:  crawler.DefaultRequestTimeout,
 		Log:         logOptions{Format: "text", Level: "warn"},
@@ -62,6 +67,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.Bucket, "bucket", o.Bucket, "bucket to crawl: gs://NAME[/PREFIX], file://DIR or a directory mirroring a bucket")
+	fs.StringVar(&o.MirrorOf, "mirror-of", o.MirrorOf, "the bucket gs://NAME that a --bucket directory mirrors: its runs are stored as that bucket's, with Prow links to it")
 	fs.StringVar(&o.DB, "db", o.DB, "SQLite database file (created if missing)")
 	fs.StringArrayVar(&o.Jobs, "job", o.Jobs, "regular expression matched against job names; repeat to add more")
 	fs.StringVar(&o.Since, "since", o.Since, "only runs started at or after T: a date (2026-11-01), an RFC 3339 time, or a duration back from now (72h, 14d)")
@@ -77,6 +83,8 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	fs.DurationVar(&o.ReqTimeout, "request-timeout", o.ReqTimeout, "time allowed for one bucket request, retries included: a listing page, opening an object, or a read that delivers nothing")
 	fs.StringVar(&o.Shard, "shard", o.Shard, "crawl only shard i of N of the jobs (i/N, from 0), split by a stable hash of the job name; merge the shards with 'prowcrawl merge'")
 	fs.IntVar(&o.Shards, "shards", o.Shards, "split into N shards and crawl the one named by JOB_COMPLETION_INDEX (as a Kubernetes Indexed Job sets it)")
+	fs.IntVar(&o.GiveUpAfter, "give-up-after", o.GiveUpAfter, "crawls in a row that may fail to read a run whole before it is no longer read again (prowcrawl status lists such runs)")
+	fs.BoolVar(&o.RetryGivenUp, "retry-given-up", o.RetryGivenUp, "read the runs given up on again")
 	fs.BoolVar(&o.Wait, "wait", o.Wait, "when another crawl is writing the database, wait for it to finish instead of failing")
 	if cmd == "backfill" {
 		fs.BoolVar(&o.Refetch, "refetch", o.Refetch, "read runs in the range again even when they are stored complete")
@@ -120,6 +128,13 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
 	}
+	if d, ok := src.(*crawler.Dir); ok {
+		if err := d.MirrorOf(o.MirrorOf); err != nil {
+			return usagef("--mirror-of: %v", err)
+		}
+	} else if fs.Changed("mirror-of") {
+		return usagef("--mirror-of names the bucket a directory mirrors; --bucket %s is a bucket itself", o.Bucket)
+	}
 	lock, err := lockDB(ctx, o.DB, o.Wait)
 	if err != nil {
 		return err
@@ -137,6 +152,9 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	}
 	sum, err := crawler.New(src, store, cfg).Run(ctx)
 	fmt.Fprintln(stdout, summaryLine(cmd, sum))
+	if errors.Is(err, crawler.ErrAccessDenied) {
+		return accessError(err, o.GCSAuth)
+	}
 	// Runs that could not be read are retried next time; what was stored
 	// is analysed now.
 	if err != nil && !errors.Is(err, crawler.ErrRunsFailed) {
@@ -148,10 +166,27 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	return err
 }
 
+// accessError says, in one sentence, what to do about a bucket that
+// refused the crawl.
+func accessError(err error, auth bool) error {
+	var ae *crawler.AccessError
+	if !errors.As(err, &ae) {
+		return usageError{err}
+	}
+	public := strings.TrimPrefix(crawler.DefaultBucket, "gs://")
+	switch {
+	case auth:
+		return usagef("%v: the credentials found (Application Default Credentials) may not read it; use an account that may, or crawl the public gs://%s", ae, public)
+	case ae.Bucket == public:
+		return usagef("%v: it needs credentials (--gcs-auth)", ae)
+	}
+	return usagef("%v: it needs credentials (--gcs-auth, with Application Default Credentials), or crawl the public gs://%s, where new runs are", ae, public)
+}
+
 // config validates the options and turns them into a crawler.Config.
 func (o crawlOptions) config(cmd string, now time.Time) (crawler.Config, error) {
 	cfg := crawler.Config{Command: cmd, Concurrency: o.Concurrency, RunTimeout: o.RunTimeout,
-		Presubmits: o.Presubmits, Refetch: o.Refetch}
+		Presubmits: o.Presubmits, Refetch: o.Refetch, GiveUpAfter: o.GiveUpAfter, RetryGivenUp: o.RetryGivenUp}
 	for _, j := range o.Jobs {
 		re, err := regexp.Compile(j)
 		if err != nil {
@@ -177,6 +212,9 @@ func (o crawlOptions) config(cmd string, now time.Time) (crawler.Config, error) 
 	}
 	if o.Concurrency < 1 || o.Concurrency > 1024 {
 		return cfg, usagef("--concurrency %d: want 1 to 1024", o.Concurrency)
+	}
+	if o.GiveUpAfter < 1 {
+		return cfg, usagef("--give-up-after %d: want 1 or more crawls", o.GiveUpAfter)
 	}
 	if o.RunTimeout <= 0 {
 		return cfg, usagef("--run-timeout %s: want a positive duration", o.RunTimeout)
@@ -233,9 +271,12 @@ func parseDuration(s string) (time.Duration, error) {
 	return days + d, nil
 }
 
+// summaryLine is the line a crawl ends with. Runs that could not be read
+// whole (read errors, of which some given up on) and runs read whole with a
+// malformed or oversized artifact (parse problems) are counted apart.
 func summaryLine(cmd string, s crawler.Summary) string {
-	return fmt.Sprintf("%s: %d jobs, %d new runs, %d updated, %d pending, %d errors, %d outside the range; %d objects, %s read in %s",
-		cmd, s.Jobs, s.New, s.Updated, s.Pending, s.Errors, s.Skipped, s.Objects, humanBytes(s.Bytes), s.Duration.Round(time.Millisecond))
+	return fmt.Sprintf("%s: %d jobs, %d new runs, %d updated, %d pending, %d read errors (%d given up), %d with parse problems, %d outside the range; %d objects, %s read in %s",
+		cmd, s.Jobs, s.New, s.Updated, s.Pending, s.Errors, s.GivenUp, s.Problems, s.Skipped, s.Objects, humanBytes(s.Bytes), s.Duration.Round(time.Millisecond))
 }
 
 func humanBytes(n int64) string {

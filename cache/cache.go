@@ -1,0 +1,171 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultMaxBytes is the size a cache is kept under when no other is
+// given: enough for about a thousand upgrade runs' logs, compressed, on a
+// laptop.
+const DefaultMaxBytes int64 = 10 << 30
+
+var (
+	// ErrNotCached is returned for a run, or an object of a run, that the
+	// cache does not hold.
+	ErrNotCached = errors.New("not in the cache")
+	// ErrDamaged is returned (wrapped, with what is wrong) for a run file
+	// or an object that fails its checks. It matches ErrNotCached too: a
+	// damaged entry is never trusted, only read again from the bucket.
+	ErrDamaged = fmt.Errorf("damaged cache entry (%w)", ErrNotCached)
+)
+
+// Key names a run: its bucket and its directory in the bucket, as stored
+// in runs.bucket and runs.path ("logs/JOB/BUILD").
+type Key struct {
+	Bucket string
+	Path   string
+}
+
+func (k Key) String() string { return "gs://" + k.Bucket + "/" + k.Path }
+
+// Cache is a directory of run files. Its methods are safe for concurrent
+// use, and other processes may use the same directory at the same time.
+type Cache struct {
+	dir string
+	max int64
+	now func() time.Time
+
+	mu   sync.Mutex
+	size int64 // bytes of run files, as last walked plus written since; -1 unknown
+}
+
+// Open opens the cache in dir, creating it when missing. maxBytes bounds
+// its size (0 means DefaultMaxBytes): when a write takes it past, the
+// oldest runs are evicted.
+func Open(dir string, maxBytes int64) (*Cache, error) {
+	if dir == "" {
+		return nil, errors.New("open cache: no directory given")
+	}
+	if maxBytes < 0 {
+		return nil, fmt.Errorf("open cache %s: negative size %d", dir, maxBytes)
+	}
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	for _, d := range []string{dir, filepath.Join(dir, runsDir), filepath.Join(dir, tmpDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("open cache: %w", err)
+		}
+	}
+	return &Cache{dir: dir, max: maxBytes, now: time.Now, size: -1}, nil
+}
+
+// Dir is the cache's directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// MaxBytes is the size the cache is kept under.
+func (c *Cache) MaxBytes() int64 { return c.max }
+
+const (
+	runsDir = "runs"
+	tmpDir  = "tmp"
+	runExt  = ".run"
+)
+
+// file is where the run named by k is stored.
+func (c *Cache) file(k Key) (string, error) {
+	if err := checkKey(k); err != nil {
+		return "", err
+	}
+	return filepath.Join(c.dir, runsDir, k.Bucket, filepath.FromSlash(k.Path)+runExt), nil
+}
+
+// checkKey refuses names that would reach outside the cache or collide
+// with its own files.
+func checkKey(k Key) error {
+	if !goodPart(k.Bucket) {
+		return fmt.Errorf("cache: bad bucket name %q", k.Bucket)
+	}
+	parts := strings.Split(k.Path, "/")
+	for _, p := range parts {
+		if !goodPart(p) {
+			return fmt.Errorf("cache: bad run path %q", k.Path)
+		}
+	}
+	if strings.HasSuffix(k.Path, runExt) {
+		return fmt.Errorf("cache: bad run path %q", k.Path)
+	}
+	return nil
+}
+
+func goodPart(p string) bool {
+	if p == "" || p == "." || p == ".." || len(p) > 255 {
+		return false
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' || r == ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// keyOf is the inverse of file: the key of a run file, relative to the
+// runs directory.
+func keyOf(rel string) (Key, bool) {
+	rel = filepath.ToSlash(rel)
+	if !strings.HasSuffix(rel, runExt) {
+		return Key{}, false
+	}
+	bucket, p, ok := strings.Cut(strings.TrimSuffix(rel, runExt), "/")
+	k := Key{Bucket: bucket, Path: p}
+	if !ok || checkKey(k) != nil {
+		return Key{}, false
+	}
+	return k, true
+}
+
+// Has says whether the cache holds a run file for k, without checking it.
+func (c *Cache) Has(k Key) bool {
+	name, err := c.file(k)
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(name)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Remove removes the run named by k; a run not held is no error.
+func (c *Cache) Remove(k Key) error {
+	name, err := c.file(k)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cache: remove %s: %w", k, err)
+	}
+	if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("cache: remove %s: %w", k, err)
+	}
+	c.grow(-st.Size())
+	return nil
+}
+
+// grow adds n bytes to the known size, if it is known.
+func (c *Cache) grow(n int64) {
+	c.mu.Lock()
+	if c.size >= 0 {
+		c.size = max(c.size+n, 0)
+	}
+	c.mu.Unlock()
+}

@@ -1,0 +1,176 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// Status is what `prowcrawl status` shows: the runs stored per job, the
+// symptoms they show, the newest runs with symptoms, and the last crawl.
+type Status struct {
+	Jobs     []db.JobStatus
+	Symptoms []db.SymptomCount
+	// Runs are the newest runs with symptoms, when RunsAsked > 0.
+	Runs      []db.RunSymptoms
+	RunsAsked int
+	LastCrawl *db.Crawl
+	// Problems counts the runs not read whole or read with problems;
+	// ProblemRuns lists the first maxProblemRuns of them.
+	Problems    db.ProblemCounts
+	ProblemRuns []db.RunProblem
+}
+
+// maxProblemRuns bounds the runs with problems that status lists.
+const maxProblemRuns = 20
+
+// LoadStatus reads what WriteStatus shows; runs is how many of the newest
+// runs with symptoms to list (none when 0).
+func LoadStatus(ctx context.Context, store *db.DB, runs int) (Status, error) {
+	s := Status{RunsAsked: runs}
+	var err error
+	if s.Jobs, err = store.Status(ctx); err != nil {
+		return s, err
+	}
+	if s.Symptoms, err = store.SymptomCounts(ctx); err != nil {
+		return s, err
+	}
+	if runs > 0 {
+		if s.Runs, err = store.RunsWithSymptoms(ctx, runs); err != nil {
+			return s, err
+		}
+	}
+	if s.Problems, s.ProblemRuns, err = store.RunProblems(ctx, maxProblemRuns); err != nil {
+		return s, err
+	}
+	c, ok, err := store.LastCrawl(ctx)
+	if err != nil {
+		return s, err
+	}
+	if ok {
+		s.LastCrawl = &c
+	}
+	return s, nil
+}
+
+// WriteStatus writes s as aligned tables.
+func WriteStatus(w io.Writer, s Status) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tEDGE\tPLATFORM\tRUNS\tSUCCESS\tFAILURE\tABORTED\tERROR\tPENDING\tFLAKES\tNEWEST RUN")
+	for _, j := range s.Jobs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", j.Job, jobEdge(j), dashed(j.Platform+" "+j.Network),
+			j.Runs, j.Success, j.Failure, j.Aborted, j.Error, j.Pending, j.Flakes, j.Newest.Format(time.DateOnly))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.Symptoms) > 0 {
+		fmt.Fprintln(w, "\nSymptoms (runs showing each, of which failed):")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "JOB\tSYMPTOM\tRUNS\tFAILED")
+		for _, c := range s.Symptoms {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", c.Job, c.Symptom, c.Runs, c.Failed)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if s.RunsAsked > 0 {
+		fmt.Fprintf(w, "\nRuns with symptoms (newest %d):\n", s.RunsAsked)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "STARTED\tJOB\tBUILD\tRESULT\tSYMPTOMS")
+		for _, r := range s.Runs {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.Job, r.BuildID, r.Result, strings.Join(r.Symptoms, ", "))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := writeProblems(w, s); err != nil {
+		return err
+	}
+	if c := s.LastCrawl; c != nil {
+		if _, err := fmt.Fprintf(w, "\nlast %s of %s: %s at %s, %d new runs, %d updated, %d errors\n",
+			c.Command, c.Bucket, c.Status, c.StartedAt.Format(time.RFC3339), c.NewRuns, c.UpdatedRuns, c.Errors); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jobEdge is a job's upgrade edge as its name says it, keyed as db.Edge
+// keys an edge ("4.13->4.14 minor"), or why it has none.
+func jobEdge(j db.JobStatus) string {
+	switch {
+	case j.Upgrade == "none":
+		return "no upgrade"
+	case j.Release == "":
+		return "from the runs"
+	}
+	return db.Edge{From: j.FromRelease, To: j.Release, Kind: j.Upgrade}.String()
+}
+
+// dashed is s, or "-" for a blank platform and network.
+func dashed(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return strings.TrimSpace(s)
+}
+
+// writeProblems lists the runs not read whole or read with problems, and
+// how to read again the runs given up on.
+func writeProblems(w io.Writer, s Status) error {
+	p := s.Problems
+	total := p.Unreadable + p.GivenUp + p.Malformed
+	if total == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nRuns with problems: %d not read whole (read again by the next crawl), %d given up, %d read with parse problems:\n",
+		p.Unreadable, p.GivenUp, p.Malformed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STARTED\tJOB\tBUILD\tSTATE\tPROBLEM")
+	for _, r := range s.ProblemRuns {
+		state := r.FetchStatus
+		switch {
+		case !r.GivenUpAt.IsZero():
+			state = fmt.Sprintf("given up (%d crawls)", r.FetchAttempts)
+		case r.FetchStatus != "complete":
+			state = fmt.Sprintf("%s (%d crawls)", r.FetchStatus, r.FetchAttempts)
+		case r.Kind != "":
+			state = r.Kind
+		}
+		problem := r.FetchError
+		if r.Message != "" && (problem == "" || r.FetchStatus == "complete") {
+			problem = r.Message
+		}
+		if r.Errors > 1 {
+			problem = fmt.Sprintf("%s (and %d more)", problem, r.Errors-1)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.Job, r.BuildID, state, oneLine(problem, 160))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if rest := total - len(s.ProblemRuns); rest > 0 {
+		fmt.Fprintf(w, "%d more: sqlite3 DB 'select job, build_id, fetch_status, kind, object, message from runs join run_errors using (job, build_id)'\n", rest)
+	}
+	if p.GivenUp > 0 {
+		fmt.Fprintln(w, "Read the runs given up on again: prowcrawl crawl --retry-given-up")
+	}
+	return nil
+}
+
+// oneLine is s on one line, cut to at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
