@@ -336,7 +336,6 @@ func dfaMatchText[T dfaText](c *dfaCache, text T) (matched, ok bool) {
 		if s <= idle && first != nil {
 			j := nextOf(text[i:], first)
 			if j < 0 {
-				i = len(text)
 				s = c.start[prevKind(text[len(text)-1])]
 				break
 			}

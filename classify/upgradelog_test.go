@@ -366,7 +366,7 @@ func (g *upgradeGen) operatorLine() {
 	case 1:
 		g.monitor('W', "clusteroperator/"+op, fmt.Sprintf("condition/Degraded status/True reason/APIServerDeployment_UnavailablePod changed: APIServerDeploymentDegraded: 1 of 3 requested instances are unavailable for apiserver.openshift-%s ()", op))
 	case 2:
-		g.monitor('W', "clusteroperator/"+op, fmt.Sprintf("condition/Available status/False reason/APIServices_Error changed: APIServicesAvailable: \"apps.openshift.io.v1\" is not ready: an attempt failed with statusCode = 503, err = the server is currently unable to handle the request"))
+		g.monitor('W', "clusteroperator/"+op, "condition/Available status/False reason/APIServices_Error changed: APIServicesAvailable: \"apps.openshift.io.v1\" is not ready: an attempt failed with statusCode = 503, err = the server is currently unable to handle the request")
 	default:
 		g.monitor('I', "clusteroperator/"+op, "condition/Progressing status/False changed: ")
 	}
