@@ -190,6 +190,10 @@ func (n *normalizer) token(s string, i int) int {
 		n.out = append(n.out, phNum...)
 	case prev == '-' && generated(word, n.out):
 		n.out = append(n.out, phID...)
+	case prev == '-' && bytesHasSuffix(n.out, phID+"-") && len(word) <= 6 && isLowerAlnum(word) && hasDigit(word):
+		// The part after a generated one, such as the infrastructure
+		// id's suffix in ci-op-2kxzb3ph-88eec.
+		n.out = append(n.out, phID...)
 	case isHexHash(word):
 		n.out = append(n.out, phHex...)
 	case len(word) >= 16 && hasDigit(word) && hasLetter(word):

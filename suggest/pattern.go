@@ -173,18 +173,20 @@ var xmlForms = map[string]string{
 }
 
 // expression builds the regular expression of a common line. In a JUnit
-// file, the characters XML escapes may be escaped.
-func expression(toks []ctok, xml bool) string {
+// file, the characters XML escapes may be escaped. A blank is one blank,
+// as the text was normalised: an expression of long literals reads as the
+// failure does, and is what the engine's literal prefilter is fast on;
+// with wide set, for texts that align columns with runs of blanks or
+// tabs, it is \s+.
+func expression(toks []ctok, xml, wide bool) string {
 	var b strings.Builder
 	for i, t := range toks {
 		switch {
 		case i > 0 && t.gap:
 			b.WriteString(`.*`)
+		case i > 0 && t.space && wide:
+			b.WriteString(`\s+`)
 		case i > 0 && t.space:
-			// One blank, as the text was normalised: an expression of
-			// long literals reads as the failure does, and is what the
-			// engine's literal prefilter is fast on. A text that has
-			// two blanks or a tab there is not counted as covered.
 			b.WriteByte(' ')
 		}
 		if re, ok := placeholderRE[t.text]; ok {

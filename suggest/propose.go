@@ -349,13 +349,14 @@ func (c *Collector) generic(runs []uint32) bool {
 func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, bool) {
 	lead := cl.members[0]
 	lines := commonLines(cl)
+	// The first line that the most members share: a message says what
+	// failed first and its details after.
 	best := -1
 	for i, l := range lines {
 		if l.literal < minLiteral || words(l.toks) < minWords {
 			continue
 		}
-		if best < 0 || len(l.members) > len(lines[best].members) ||
-			(len(l.members) == len(lines[best].members) && l.literal > lines[best].literal) {
+		if best < 0 || len(l.members) > len(lines[best].members) {
 			best = i
 		}
 	}
@@ -364,13 +365,20 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 	}
 	line := lines[best]
 	xml := lead.kind == KindJUnit && !lead.byName
-	pattern := expression(line.toks, xml)
-	if lead.byName {
-		pattern = "^" + pattern + "$"
-	}
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return Proposal{}, false
+	var pattern string
+	var re *regexp.Regexp
+	for _, wide := range []bool{false, true} {
+		pattern = expression(line.toks, xml, wide)
+		if lead.byName {
+			pattern = "^" + pattern + "$"
+		}
+		var err error
+		if re, err = regexp.Compile(pattern); err != nil {
+			return Proposal{}, false
+		}
+		if matchesLine(re, lead.example[0]) {
+			break
+		}
 	}
 	files := []string{JUnitFiles}
 	if lead.kind == KindLog {

@@ -129,10 +129,10 @@ func xmlText(s string) string {
 
 // proposalOut is the part of suggest --format json a test reads.
 type proposalOut struct {
-	ID    string `json:"id"`
-	Rule  string `json:"rule"`
-	Kind  string `json:"kind"`
-	Runs  []struct {
+	ID   string `json:"id"`
+	Rule string `json:"rule"`
+	Kind string `json:"kind"`
+	Runs []struct {
 		Job     string `json:"job"`
 		BuildID int64  `json:"build_id"`
 	} `json:"runs"`
@@ -265,4 +265,73 @@ func TestSuggestPlanted(t *testing.T) {
 	if !slices.Equal(found, want) {
 		t.Errorf("the rule %s applied to the stored runs finds %v, the proposal said %v", top.ID, found, want)
 	}
+}
+
+// TestSuggestDisabled: with a built-in symptom turned off by a rules file
+// ({id: ID, disabled: true}), its runs are unexplained, and suggest
+// proposes a rule that recovers most of them.
+func TestSuggestDisabled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls a bucket three times the sample's")
+	}
+	bucket := bigBucket(t)
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "prowcrawl.db")
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"crawl", "--bucket", bucket, "--db", dbPath, "--since", "2019-01-01"}, &stdout, &stderr); err != nil {
+		t.Fatalf("crawl: %v %s", err, stderr.String())
+	}
+	const off = "api-unavailable-during-upgrade"
+	type key struct {
+		job string
+		id  int64
+	}
+	raw, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.QueryContext(t.Context(), `SELECT job, build_id FROM run_symptoms WHERE symptom_id = ?`, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make(map[key]bool)
+	for rows.Next() {
+		var k key
+		if err := rows.Scan(&k.job, &k.id); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = true
+	}
+	rows.Close()
+	if len(want) < 4 {
+		t.Fatalf("%d runs show %s in the copied sample", len(want), off)
+	}
+	offRules := filepath.Join(dir, "off.yaml")
+	os.WriteFile(offRules, []byte("symptoms:\n  - {id: "+off+", disabled: true}\n"), 0o644)
+
+	before := suggestJSON(t, "--db", dbPath)
+	props := suggestJSON(t, "--db", dbPath, "--rules", offRules)
+	best, bestRecall := -1, 0.0
+	for i, p := range props {
+		tp := 0
+		for _, r := range p.Runs {
+			if want[key{r.Job, r.BuildID}] {
+				tp++
+			}
+		}
+		if recall := float64(tp) / float64(len(want)); recall > bestRecall && float64(tp) >= 0.75*float64(len(p.Runs)) {
+			best, bestRecall = i, recall
+		}
+	}
+	if best < 0 || bestRecall < 0.75 {
+		t.Fatalf("with %s off, no proposal recovers 75 %% of its %d runs (best %.2f)", off, len(want), bestRecall)
+	}
+	t.Logf("with %s off, %s recovers %.0f %% of its %d runs", off, props[best].ID, 100*bestRecall, len(want))
+	for _, p := range before {
+		if p.Rule == props[best].Rule {
+			t.Errorf("the proposal that recovers %s was made with the symptom on too: %s", off, p.ID)
+		}
+	}
+	checkRules(t, dir, "--db", dbPath, "--rules", offRules)
 }
