@@ -156,6 +156,10 @@ type Match struct {
 	Excerpt string
 	// At is the time of the evidence when known.
 	At time.Time
+	// LastAt is the time of the latest evidence counted in Hits (the end
+	// of an interval for events), never before At; zero when At is. From
+	// At to LastAt, the run showed the symptom.
+	LastAt time.Time
 }
 
 // file kinds, by name.
