@@ -24,6 +24,7 @@ const (
 	minSimilarity = 0.7 // 1 - token edit distance / the longer's tokens
 	maxChecks     = 8   // edit distances computed per template at most
 	maxTokens     = 160 // tokens compared by edit distance
+	maxBucket     = 64  // leaders of a bucket looked at
 )
 
 // cluster is a group of near-duplicate templates; the first, seen in the
@@ -63,7 +64,11 @@ func clustered(tps []*template) []*cluster {
 		// Candidates: the leaders sharing a band, best estimate first.
 		var cands []int32
 		for _, k := range keys {
-			for _, li := range buckets[k] {
+			// The first leaders of a bucket lead the largest clusters;
+			// a bucket that texts sharing a common phrase crowd is not
+			// searched to its end, so the search stays linear.
+			bucket := buckets[k]
+			for _, li := range bucket[:min(len(bucket), maxBucket)] {
 				if !slices.Contains(cands, li) {
 					cands = append(cands, li)
 				}

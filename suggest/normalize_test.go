@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -46,4 +47,34 @@ func TestNormalizeGolden(t *testing.T) {
 	if got.String() != string(want) {
 		t.Errorf("Normalize differs from %s (rerun with -update to accept):\n%s", path, got.String())
 	}
+}
+
+// FuzzNormalize: any bytes normalise to bounded text of trimmed lines
+// with single blanks, valid UTF-8 when the input was.
+func FuzzNormalize(f *testing.F) {
+	_, texts := goldenCases(&testing.T{})
+	for _, s := range texts {
+		f.Add(s)
+	}
+	f.Add("\x1b[31mE0112 20:58:46.230123\x1b[0m ::1 [fd02::1]:443 0x\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Normalize(s)
+		if got == "" {
+			return // nothing but blanks
+		}
+		if strings.Count(got, "\n") >= maxTextLines {
+			t.Fatalf("%d lines", strings.Count(got, "\n")+1)
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if l == "" || l != strings.TrimSpace(l) || strings.Contains(l, "  ") {
+				t.Fatalf("line %q is blank, untrimmed or has a run of blanks", l)
+			}
+			if len(l) > maxLineBytes+64 {
+				t.Fatalf("line of %d bytes", len(l))
+			}
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("valid UTF-8 in, invalid out: %q", got)
+		}
+	})
 }

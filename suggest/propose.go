@@ -396,7 +396,14 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 		}
 	}
 	// The runs the rule finds: every template of the same kind with an
-	// example it matches (in a file it reads, for a log line).
+	// example it matches (in a file it reads, for a log line). The longest
+	// word of the line must be in the example first, which most fail.
+	must := ""
+	for _, t := range line.toks {
+		if isAlnum(t.text[0]) && !isPlaceholder(t.text) && len(t.text) > len(must) {
+			must = t.text
+		}
+	}
 	var found []*template
 	for _, tp := range all {
 		if tp.kind != lead.kind || tp.byName != lead.byName {
@@ -406,7 +413,7 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 			continue
 		}
 		for _, ex := range tp.example {
-			if matchesLine(re, ex) {
+			if strings.Contains(ex, must) && matchesLine(re, ex) {
 				found = append(found, tp)
 				break
 			}
