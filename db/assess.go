@@ -143,8 +143,8 @@ ORDER BY d.backend, r.edge`, symptom, symptom, formatTime(since))
 	return out, rows.Err()
 }
 
-// FailedTest is a test that failed (or flaked) in runs showing a symptom.
-type FailedTest struct {
+// TestFailedWith is a test that failed (or flaked) in runs showing a symptom.
+type TestFailedWith struct {
 	Suite, Name string
 	Runs        int // runs showing the symptom in which it failed
 }
@@ -152,7 +152,7 @@ type FailedTest struct {
 // TestsFailedWith reads the tests that failed in the finished runs showing
 // symptom (started at or after since), the most often first, at most
 // limit.
-func (d *DB) TestsFailedWith(ctx context.Context, symptom string, since time.Time, limit int) ([]FailedTest, error) {
+func (d *DB) TestsFailedWith(ctx context.Context, symptom string, since time.Time, limit int) ([]TestFailedWith, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT t.suite, t.name, count(*)
 FROM run_symptoms rs
 JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
@@ -163,9 +163,9 @@ GROUP BY 1, 2 ORDER BY 3 DESC, 2, 1 LIMIT ?`, symptom, formatTime(since), limit)
 		return nil, fmt.Errorf("tests failed with %s: %w", symptom, err)
 	}
 	defer rows.Close()
-	var out []FailedTest
+	var out []TestFailedWith
 	for rows.Next() {
-		var f FailedTest
+		var f TestFailedWith
 		if err := rows.Scan(&f.Suite, &f.Name, &f.Runs); err != nil {
 			return nil, fmt.Errorf("tests failed with %s: %w", symptom, err)
 		}

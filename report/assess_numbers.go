@@ -25,7 +25,7 @@ type AssessExtras struct {
 	// Stats are the analysis's disruption comparisons of the edges.
 	Stats []db.DisruptionStat
 	// FailedTests failed in the runs showing it, the most often first.
-	FailedTests []db.FailedTest
+	FailedTests []db.TestFailedWith
 	// Regressions are the symptom's rows of the regressions table.
 	Regressions []db.Regression
 }
