@@ -28,6 +28,18 @@ func lockDB(ctx context.Context, path string, wait bool) (*db.Lock, error) {
 	return lock, nil
 }
 
+// openExisting opens a database that a crawl made, writable, for a
+// command that writes only what it derives; a missing, empty or foreign
+// file is a usage error that says what to do, and an older schema is
+// upgraded first under the writer's lock (upgradeExisting). A command that
+// only reads uses openReader.
+func openExisting(ctx context.Context, path string, stderr io.Writer) (*db.DB, error) {
+	if err := upgradeExisting(ctx, path, stderr); err != nil {
+		return nil, err
+	}
+	return openLocked(ctx, path)
+}
+
 // openReader opens a database that a crawl made for a command that only
 // reads it (report, status, export): it writes nothing to the file, works
 // in a directory it may not write, and adds nothing to a file that is not
