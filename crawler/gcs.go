@@ -48,7 +48,28 @@ type GCSOptions struct {
 	// longer fails, and so does a read that delivers no byte for that
 	// long. 0 means DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// MaxListPages and ListTimeout bound one whole listing, which a
+	// bucket whose page tokens never end could make last forever: past
+	// either it fails. 0 means DefaultMaxListPages, DefaultListTimeout.
+	MaxListPages int
+	ListTimeout  time.Duration
 }
+
+// Bounds of a whole listing. The largest listings of a crawl are a job's
+// builds (a job with a build an hour for ten years lists 88 pages of
+// 1,000) and a run's objects (rarely past 20,000).
+const (
+	DefaultMaxListPages = 10000
+	DefaultListTimeout  = 30 * time.Minute
+)
+
+// ErrListingLoop is matched (errors.Is) by the error of a listing whose
+// page tokens repeat (A, B, A): it would never end.
+var ErrListingLoop = errors.New("page token repeated")
+
+// ErrListingTooLong is matched (errors.Is) by the error of a listing
+// past GCSOptions.MaxListPages or ListTimeout.
+var ErrListingTooLong = errors.New("listing too long")
 
 // DefaultBucket is where OpenShift CI stores new runs since 2026, readable
 // without credentials. The older gs://test-platform-results needs them.
@@ -112,6 +133,9 @@ type GCS struct {
 	pageSize int
 	timeout  time.Duration
 	auth     bool // requests carry credentials
+	// Bounds of one whole listing (GCSOptions.MaxListPages, ListTimeout).
+	maxPages    int
+	listTimeout time.Duration
 }
 
 var _ Source = (*GCS)(nil)
@@ -154,6 +178,12 @@ func NewGCS(ctx context.Context, bucketURL string, opts GCSOptions) (*GCS, error
 	if opts.RequestTimeout > 0 {
 		g.timeout = opts.RequestTimeout
 	}
+	if opts.MaxListPages > 0 {
+		g.maxPages = opts.MaxListPages
+	}
+	if opts.ListTimeout > 0 {
+		g.listTimeout = opts.ListTimeout
+	}
 	return g, nil
 }
 
@@ -186,7 +216,8 @@ func NewGCSFromClient(client *storage.Client, bucket, prefix string) *GCS {
 	if prefix != "" && !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
-	return &GCS{client: client, bkt: client.Bucket(bucket), name: bucket, prefix: prefix, timeout: DefaultRequestTimeout}
+	return &GCS{client: client, bkt: client.Bucket(bucket), name: bucket, prefix: prefix, timeout: DefaultRequestTimeout,
+		maxPages: DefaultMaxListPages, listTimeout: DefaultListTimeout}
 }
 
 func splitGSURL(u string) (bucket, prefix string, err error) {
@@ -222,6 +253,10 @@ func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
 	if err := sq.SetAttrSelection([]string{"Name", "Size", "ContentEncoding"}); err != nil {
 		return nil, fmt.Errorf("list %s: %w", q.Prefix, err)
 	}
+	where := fmt.Sprintf("gs://%s/%s%s", g.name, g.prefix, q.Prefix)
+	ctx, cancel := context.WithTimeoutCause(ctx, g.listTimeout,
+		fmt.Errorf("list %s: %w: not done in %s", where, ErrListingTooLong, g.listTimeout))
+	defer cancel()
 	ctx, wd := newWatchdog(ctx, g.timeout)
 	defer wd.stop()
 	it := g.bkt.Objects(ctx, sq)
@@ -229,17 +264,38 @@ func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
 		it.PageInfo().MaxSize = g.pageSize
 	}
 	var out []Entry
+	// The token of the next page changes once a page is fetched: a token
+	// seen before means the pages go round.
+	tokens := map[string]bool{}
+	last, pages := "", 0
 	for {
 		wd.kick()
 		a, err := it.Next()
 		wd.pause()
+		if tok := it.PageInfo().Token; tok != last {
+			last = tok
+			pages++
+			switch {
+			case tok != "" && tokens[tok]:
+				return nil, fmt.Errorf("list %s: %w after %d pages", where, ErrListingLoop, pages)
+			case pages > g.maxPages:
+				return nil, fmt.Errorf("list %s: %w: more than %d pages", where, ErrListingTooLong, g.maxPages)
+			}
+			tokens[tok] = true
+		}
+		if err == nil && ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
 		if errors.Is(err, iterator.Done) {
 			// Each page holds objects, then prefixes: merge them into one order.
 			sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("list gs://%s/%s%s: %w", g.name, g.prefix, q.Prefix, g.denied(wd.explain(err)))
+			if c := context.Cause(ctx); errors.Is(c, ErrListingTooLong) {
+				return nil, c
+			}
+			return nil, fmt.Errorf("list %s: %w", where, g.denied(wd.explain(err)))
 		}
 		if a.Prefix != "" {
 			out = append(out, Entry{Name: strings.TrimPrefix(a.Prefix, g.prefix), Prefix: true})

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fileState is what a command must leave as it found: the bytes of a file
@@ -160,6 +162,33 @@ func TestReadersWriteNothing(t *testing.T) {
 		code, stdout, stderr := runCmd(t, append(args, "--db", ro)...)
 		if code != 0 || stdout == "" {
 			t.Errorf("%s in a read-only directory: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// TestDBNotARegularFile: a --db that is a FIFO, a directory or a device is
+// refused at once with one sentence (exit 2), by every command. Before, a
+// FIFO blocked status in open(2), deaf to SIGTERM.
+func TestDBNotARegularFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo.db")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, t.TempDir(), "/dev/null"} {
+		for _, args := range [][]string{{"status"}, {"report"}, {"export"}, {"analyze"}, {"crawl", "--bucket", sampleBucket}} {
+			done := make(chan string, 1)
+			go func() {
+				code, _, stderr := runCmd(t, append(args, "--db", path)...)
+				done <- fmt.Sprintf("%d %s", code, stderr)
+			}()
+			select {
+			case got := <-done:
+				if !strings.HasPrefix(got, "2 prowcrawl: ") || !strings.Contains(got, "not a regular file") || strings.Count(got, "\n") > 0 {
+					t.Errorf("%s --db %s: %q, want exit 2 and one sentence saying it is not a regular file", args[0], path, got)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s --db %s still running after 5 s", args[0], path)
+			}
 		}
 	}
 }
