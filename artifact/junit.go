@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -91,7 +92,13 @@ func (r *reading) junit(ctx context.Context, f File, feed func(io.Reader) error)
 			tee = teeResult{over: sink.over, err: scanErr}
 		}()
 	}
-	cases, err = prow.ParseJUnit(in)
+	// A body that is no XML at all (an HTML page answered in its place)
+	// was not read: the run is partial and read again.
+	br := bufio.NewReaderSize(in, 4096)
+	if head, _ := br.Peek(512); prow.CheckBody(prow.BodyXML, head) != nil {
+		return nil, tee, readErr{fmt.Errorf("read %s: %w", name, prow.CheckBody(prow.BodyXML, head))}
+	}
+	cases, err = prow.ParseJUnit(br)
 	switch {
 	case lr.over:
 		return nil, tee, fmt.Errorf("read %s: %w (%d bytes)", name, ErrTooLarge, maxJUnit)

@@ -317,6 +317,13 @@ func (r *reading) json(ctx context.Context, f File, parse func([]byte) error) er
 		r.fail(f.Name(), kind, err)
 		return err
 	}
+	// A body that is no JSON at all (an HTML page answered in its place)
+	// was not read: the run is read again.
+	if err := prow.CheckBody(prow.BodyJSON, b); err != nil {
+		err = fmt.Errorf("read %s%s: %w", r.run.Dir, f.Name(), err)
+		r.fail(f.Name(), "read", err)
+		return err
+	}
 	if err := parse(b); err != nil {
 		r.fail(f.Name(), "parse", err)
 		return err
