@@ -359,7 +359,9 @@ func (s *Scan) text(ctx context.Context, f *fileState, r io.Reader) error {
 		}
 		if len(blk) > 0 {
 			s.block(f, blk)
-			f.lineNo += bytes.Count(blk, []byte{'\n'})
+			if s.needsLines(f) {
+				f.lineNo += bytes.Count(blk, []byte{'\n'})
+			}
 		}
 		if last {
 			return readError(rerr)
@@ -375,6 +377,20 @@ func (s *Scan) text(ctx context.Context, f *fileState, r io.Reader) error {
 		}
 		carry = copy(buf, rest)
 	}
+}
+
+// needsLines reports whether a matcher of the file may still take its
+// evidence, and so its line number, from the file. Once none may, the
+// file's lines are no longer counted: a line number is kept only as
+// evidence, and a matcher with evidence from this file or one before it
+// takes no other.
+func (s *Scan) needsLines(f *fileState) bool {
+	for _, m := range f.p.matchers {
+		if st := &s.state[m.id]; !st.has || f.file < st.ev.file {
+			return true
+		}
+	}
+	return false
 }
 
 // fill reads into p until it is full or r fails; unlike io.ReadFull it
