@@ -42,6 +42,7 @@ type lazyDFA struct {
 	// matches the automaton skips to the next of them.
 	first []byte
 	pool  sync.Pool // of *dfaCache
+	id    int       // numbers the engine's automata: a Scan keeps its caches by it
 }
 
 // maxFirst is the most bytes a match may start with for the automaton
@@ -443,13 +444,11 @@ func newFastRegexp(re *regexp.Regexp) *fastRegexp {
 	return &fastRegexp{re: re, dfa: newLazyDFA(re.String())}
 }
 
-// matches reports whether f's regexp matches text.
-func matches[T dfaText](f *fastRegexp, text T) bool {
+// matches reports whether f's regexp matches text, with the automaton's
+// cache that s holds.
+func matches[T dfaText](s *Scan, f *fastRegexp, text T) bool {
 	if f.dfa != nil {
-		c := f.dfa.get()
-		m, ok := dfaMatchText(c, text)
-		f.dfa.put(c)
-		if ok {
+		if m, ok := dfaMatchText(s.cache(f.dfa), text); ok {
 			return m
 		}
 	}
