@@ -69,6 +69,9 @@ func (c *Crawler) discover(ctx context.Context, out chan<- *jobPlan) (planned, u
 		jobs = append(jobs, pre...)
 	}
 	c.log.Info("jobs matched", "jobs", len(jobs))
+	if c.cfg.Progress != nil {
+		c.cfg.Progress.Jobs(len(jobs))
+	}
 	var mu sync.Mutex
 	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError()
 	for _, j := range jobs {
