@@ -45,6 +45,9 @@ type Options struct {
 	// their own): a JUnit or clusterversion.json file is read as one
 	// wherever it is, not only under artifacts/.
 	Loose bool
+	// Topology is the cluster topology of the run's job (from its name),
+	// for the rules limited to some topologies; empty when unknown.
+	Topology string
 }
 
 // Result is what Read found in a run. Its Record holds the run's row (the
@@ -234,12 +237,13 @@ func (r *reading) read(ctx context.Context) error {
 	}
 	var scan *classify.Scan
 	if r.opts.Rules != nil {
-		scan = r.opts.Rules.Begin(classify.RunInfo{Start: start})
+		scan = r.opts.Rules.Begin(classify.RunInfo{Start: start, Topology: r.opts.Topology})
 	}
 	tests := r.tests(ctx, p, scan)
 	for _, t := range tests {
 		r.res.Tests = append(r.res.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
 	}
+	var cvRead *prow.ClusterVersion
 	if p.cv != nil {
 		var cv prow.ClusterVersion
 		if err := r.json(ctx, p.cv, func(b []byte) (err error) {
@@ -250,7 +254,11 @@ func (r *reading) read(ctx context.Context) error {
 			if cv.State == "Completed" || cv.State == "Partial" {
 				run.UpgradeState = cv.State
 			}
+			cvRead = &cv
 		}
+	}
+	if began, ok := prow.UpgradeBegan(cvRead, tests, len(tests) > 0); ok {
+		run.UpgradeStarted = &began
 	}
 	if scan != nil {
 		r.res.Symptoms = r.classify(ctx, p, scan, tests, run.UpgradeState)

@@ -135,6 +135,10 @@ type RunInfo struct {
 	Tests []prow.TestResult
 	// UpgradeState is clusterversion's history[0].state, or empty.
 	UpgradeState string
+	// Topology is the run's cluster topology (prow.Variants.Topology), or
+	// empty when unknown: a rule limited to some topologies matches only
+	// runs of those.
+	Topology string
 }
 
 // Match is a symptom found in a run, with its first evidence.

@@ -209,6 +209,9 @@ func (s *Scan) FileAt(ctx context.Context, rel string, order int, r io.Reader) e
 func (s *Scan) Matches() []Match {
 	var out []Match
 	for _, cr := range s.e.compiled {
+		if !cr.rule.appliesTo(s.info.Topology) {
+			continue
+		}
 		hits := 0
 		var first *evidence
 		var span matcherState

@@ -239,7 +239,9 @@ func classifyRemote(ctx context.Context, eng *classify.Engine, bucket, dir, show
 		t.job = path.Base(path.Dir(dir))
 		t.id, _ = strconv.ParseInt(path.Base(dir), 10, 64)
 	}
-	res := c.fetchWith(ctx, t, artifact.Options{Rules: eng, MaxObjectBytes: c.cfg.MaxObjectBytes, Triage: true})
+	ropts := c.readOptions(t)
+	ropts.Triage = true // a run still going is read all the same
+	res := c.fetchWith(ctx, t, ropts)
 	if err := ctx.Err(); err != nil {
 		return f, err
 	}
@@ -294,9 +296,15 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, target string) (Fi
 		return f, err
 	}
 	var count counter
-	res, err := artifact.Read(ctx, c.runOf("", objs, &count), artifact.Options{
-		Rules: eng, Triage: true, Start: st.ModTime().UTC(), Loose: only != "",
-	})
+	opts := artifact.Options{Rules: eng, Triage: true, Start: st.ModTime().UTC(), Loose: only != ""}
+	if only == "" {
+		// A run directory downloaded with the bucket's layout sits in its
+		// job's directory, which names the job's topology.
+		if abs, err := filepath.Abs(target); err == nil {
+			opts.Topology = prow.ParseJobName(filepath.Base(filepath.Dir(abs))).Topology
+		}
+	}
+	res, err := artifact.Read(ctx, c.runOf("", objs, &count), opts)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return f, fmt.Errorf("classify %s: %w", target, err)
 	}

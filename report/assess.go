@@ -51,6 +51,16 @@ type Share struct {
 	FailedWith   int      `json:"failed_with"`
 	PassedWith   int      `json:"passed_with"`
 	Rate         *float64 `json:"rate"`
+	// RateLow and RateHigh are the rate's 95 % Wilson interval.
+	RateLow  *float64 `json:"rate_low"`
+	RateHigh *float64 `json:"rate_high"`
+	// LeftOut are the finished runs not counted: their upgrade never began.
+	LeftOut int `json:"left_out"`
+	// From and To are the dates (RFC 3339) of the first and last run counted.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// OnlyJob names the one job whose runs show it, when only one does.
+	OnlyJob string `json:"only_job,omitempty"`
 	// FewRuns is set when the key has fewer finished runs than a verdict
 	// needs: its rate is not to be relied on.
 	FewRuns bool   `json:"few_runs,omitempty"`
@@ -66,6 +76,9 @@ type Impact struct {
 	PassedWith      int       `json:"passed_with"`
 	FailedRuns      int       `json:"failed_runs"`
 	ShareOfFailures *float64  `json:"share_of_failures"`
+	RateLow         *float64  `json:"rate_low"`
+	RateHigh        *float64  `json:"rate_high"`
+	LeftOut         int       `json:"left_out"`
 	Text            string    `json:"answer"`
 	Examples        []Example `json:"examples"`
 }
@@ -112,6 +125,18 @@ type Finding struct {
 	PValue     *float64 `json:"p_value"`
 	Verdict    string   `json:"verdict"`
 	Text       string   `json:"text"`
+	// The rates' 95 % Wilson intervals, the dates (RFC 3339) of the first
+	// and last run of each side, and the runs each left out.
+	SampleRateLow  *float64 `json:"sample_rate_low"`
+	SampleRateHigh *float64 `json:"sample_rate_high"`
+	BasisRateLow   *float64 `json:"basis_rate_low"`
+	BasisRateHigh  *float64 `json:"basis_rate_high"`
+	SampleFrom     string   `json:"sample_from"`
+	SampleTo       string   `json:"sample_to"`
+	BasisFrom      string   `json:"basis_from"`
+	BasisTo        string   `json:"basis_to"`
+	SampleLeftOut  int      `json:"sample_left_out"`
+	BasisLeftOut   int      `json:"basis_left_out"`
 }
 
 // Flake answers "does it look like a flake": whether it is intermittent,
@@ -196,21 +221,37 @@ func counted(in AssessInput) string {
 	if !in.Since.IsZero() {
 		s += " started since " + in.Since.UTC().Format(time.DateOnly)
 	}
-	return s + " (success, failure or error; not aborted or pending)"
+	if !in.Until.IsZero() {
+		s += " started before " + in.Until.UTC().Format(time.DateOnly)
+	}
+	return s + " (success, failure or error; not aborted or pending) whose upgrade began; presubmits only in their own scope, never in an edge"
 }
 
 func share(r db.SymptomRate, minRuns int) Share {
+	lo, hi := analyze.Wilson(r.RunsWith, r.FinishedRuns)
 	s := Share{Key: r.Key, FinishedRuns: r.FinishedRuns, RunsWith: r.RunsWith, FailedWith: r.FailedWith,
-		PassedWith: r.PassedWith, Rate: round6(r.Rate), FewRuns: r.FinishedRuns < minRuns}
+		PassedWith: r.PassedWith, Rate: round6(r.Rate), RateLow: round6(lo), RateHigh: round6(hi),
+		LeftOut: r.LeftOut, From: rfc3339(r.First), To: rfc3339(r.Last), FewRuns: r.FinishedRuns < minRuns}
+	if r.Jobs == 1 {
+		s.OnlyJob = r.OnlyJob
+	}
+	left := ""
+	if r.LeftOut > 0 {
+		left = fmt.Sprintf("; %d more left out: their upgrade never began", r.LeftOut)
+	}
 	if r.RunsWith == 0 {
-		s.Text = fmt.Sprintf("%s (0/%d)", r.Key, r.FinishedRuns)
+		s.Text = fmt.Sprintf("%s (0/%d%s)", r.Key, r.FinishedRuns, left)
 		return s
 	}
-	s.Text = fmt.Sprintf("%s: %s of finished runs (%d/%d", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns)
+	s.Text = fmt.Sprintf("%s: %s of finished runs (%d/%d, %s, %s%s", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns,
+		interval0(r.RunsWith, r.FinishedRuns), span(r.First, r.Last), left)
 	if s.FewRuns {
 		s.Text += "; too few runs to rely on"
 	}
 	s.Text += ")"
+	if s.OnlyJob != "" {
+		s.Text += "; seen only in " + s.OnlyJob
+	}
 	return s
 }
 
@@ -269,8 +310,9 @@ func impacted(rates []db.SymptomRate, minRuns int, block []string, variants []db
 
 func impact(in AssessInput, regressed map[string]bool) Impact {
 	var im Impact
+	jobs := map[string]bool{}
 	for _, r := range in.Rates {
-		if r.Scope != db.ScopeJob { // every finished run is in one job
+		if r.Scope != db.ScopeJob { // every counted run of a release is in one job
 			continue
 		}
 		im.FinishedRuns += r.FinishedRuns
@@ -278,22 +320,37 @@ func impact(in AssessInput, regressed map[string]bool) Impact {
 		im.FailedWith += r.FailedWith
 		im.PassedWith += r.PassedWith
 		im.FailedRuns += r.FailedRuns
+		im.LeftOut += r.LeftOut
+		if r.RunsWith > 0 {
+			jobs[r.Key] = true
+		}
 	}
 	if im.FailedRuns > 0 {
 		im.ShareOfFailures = round6(float64(im.FailedWith) / float64(im.FailedRuns))
 	}
+	lo, hi := analyze.Wilson(im.RunsWith, im.FinishedRuns)
+	im.RateLow, im.RateHigh = round6(lo), round6(hi)
 	switch {
 	case im.FinishedRuns == 0:
 		im.Text = "No finished runs are stored."
 	case im.RunsWith == 0:
 		im.Text = fmt.Sprintf("None of %d finished runs showed it.", im.FinishedRuns)
 	default:
-		im.Text = fmt.Sprintf("%d of %d finished runs showed it (%s): %d failed and %d passed anyway.",
-			im.RunsWith, im.FinishedRuns, pct0(float64(im.RunsWith)/float64(im.FinishedRuns)), im.FailedWith, im.PassedWith)
+		im.Text = fmt.Sprintf("%d of %d finished runs showed it (%s, %s): %d failed and %d passed anyway.",
+			im.RunsWith, im.FinishedRuns, pct0(float64(im.RunsWith)/float64(im.FinishedRuns)), interval0(im.RunsWith, im.FinishedRuns),
+			im.FailedWith, im.PassedWith)
+		if len(jobs) == 1 {
+			for j := range jobs {
+				im.Text += " It was seen only in one job, " + j + "."
+			}
+		}
 		if im.FailedRuns > 0 {
 			im.Text += fmt.Sprintf(" It is in %d of the %d failed runs (%s).",
 				im.FailedWith, im.FailedRuns, pct0(float64(im.FailedWith)/float64(im.FailedRuns)))
 		}
+	}
+	if im.LeftOut > 0 {
+		im.Text += fmt.Sprintf(" %d more finished runs are left out: their upgrade never began.", im.LeftOut)
 	}
 	im.Examples = pickExamples(in.Evidence, regressed)
 	return im
@@ -343,22 +400,31 @@ func runFile(e db.Evidence) string {
 }
 
 func finding(v db.SymptomVerdict) Finding {
+	r := rowOf(v)
 	return Finding{Key: v.Key, Comparison: v.Comparison, Sample: v.SampleLabel, SampleRuns: v.SampleRuns,
 		SampleHits: v.SampleHits, SampleRate: round6(v.SampleRate), Basis: v.BasisLabel, BasisRuns: v.BasisRuns,
 		BasisHits: v.BasisHits, BasisRate: round6(v.BasisRate), PValue: round6(v.P), Verdict: v.Verdict,
-		Text: releaseWords(v)}
+		Text:          releaseWords(v),
+		SampleRateLow: r.SampleRateLow, SampleRateHigh: r.SampleRateHigh, BasisRateLow: r.BasisRateLow, BasisRateHigh: r.BasisRateHigh,
+		SampleFrom: r.SampleFrom, SampleTo: r.SampleTo, BasisFrom: r.BasisFrom, BasisTo: r.BasisTo,
+		SampleLeftOut: v.SampleLeftOut, BasisLeftOut: v.BasisLeftOut}
 }
 
-// sides is "S 43% (6/14) against B 0% (0/14)".
+// sides is "S 43% (6/14, 95% CI 21-67%, 2026-11-02..2026-11-28) against B
+// 0% (0/14, ...)": each side with its interval and the dates of its runs.
 func sides(v db.SymptomVerdict) string {
-	side := func(hits, runs int) string {
+	side := func(hits, runs int, from, to time.Time, left int) string {
 		if runs == 0 {
 			return "(no runs)"
 		}
-		return rateOf(hits, runs)
+		s := fmt.Sprintf("%s (%d/%d, %s, %s", pct0(float64(hits)/float64(runs)), hits, runs, interval0(hits, runs), span(from, to))
+		if left > 0 {
+			s += fmt.Sprintf("; %d left out", left)
+		}
+		return s + ")"
 	}
-	return fmt.Sprintf("%s %s against %s %s", v.SampleLabel, side(v.SampleHits, v.SampleRuns),
-		v.BasisLabel, side(v.BasisHits, v.BasisRuns))
+	return fmt.Sprintf("%s %s against %s %s", v.SampleLabel, side(v.SampleHits, v.SampleRuns, v.SampleFrom, v.SampleTo, v.SampleLeftOut),
+		v.BasisLabel, side(v.BasisHits, v.BasisRuns, v.BasisFrom, v.BasisTo, v.BasisLeftOut))
 }
 
 // releaseWords answers "is it a regression" for one release comparison.
@@ -369,7 +435,7 @@ func releaseWords(v db.SymptomVerdict) string {
 	case analyze.VerdictNew:
 		return fmt.Sprintf("Not yet significant, but new: %s, %s. It was absent one release earlier: watch it", sides(v), pPhrase(v.P))
 	case analyze.VerdictFlake:
-		return fmt.Sprintf("No: every earlier release was as affected (%s, %s)", sides(v), pPhrase(v.P))
+		return fmt.Sprintf("No: not significantly more frequent than one release earlier (%s, %s)", sides(v), pPhrase(v.P))
 	case analyze.VerdictPersistent:
 		return fmt.Sprintf("No: nearly every run shows it, and not significantly more than before (%s, %s)", sides(v), pPhrase(v.P))
 	case analyze.VerdictImproved:
@@ -410,7 +476,7 @@ func regression(edges, variants []db.SymptomVerdict) Regression {
 		r.Text = "Not yet: it is new on " + strings.Join(has[analyze.VerdictNew], ", ") + ", absent one release earlier, but not significantly more frequent yet."
 	case len(has[analyze.VerdictFlake])+len(has[analyze.VerdictPersistent])+len(has[analyze.VerdictImproved]) > 0:
 		r.Answer = AnswerNo
-		r.Text = "No: wherever it shows, the release before was as affected or worse."
+		r.Text = "No: wherever it shows, it is not significantly more frequent than one release earlier."
 	case !hits:
 		r.Answer = AnswerNo
 		r.Text = "No: no run of a compared edge shows it."
@@ -478,7 +544,7 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 		it.Text = fmt.Sprintf("%s: %s of runs (%d/%d)", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns)
 		if w := byEdge[r.Key]; w != nil {
 			it.WeeksWithRuns, it.WeeksWithHits = w.runs, w.hits
-			it.Text += fmt.Sprintf(", in %d of %d weeks with runs", w.hits, w.runs)
+			it.Text += fmt.Sprintf(", in %d of %d weekly points (weeks with fewer than %d runs merged)", w.hits, w.runs, analyze.MinWeekRuns)
 		}
 		it.Text += ": " + how
 		f.Edges = append(f.Edges, it)
@@ -496,6 +562,9 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 		f.Jobs = append(f.Jobs, j)
 	}
 
+	if f.Window == "" {
+		f.Window = in.Window
+	}
 	verdicts := map[string][]string{}
 	for _, v := range edges {
 		verdicts[v.Verdict] = append(verdicts[v.Verdict], v.Key)
@@ -524,7 +593,8 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 		f.Text = "Too early to say: it is new on " + strings.Join(verdicts[analyze.VerdictNew], ", ") + " and not yet significant; watch the next runs."
 	case len(verdicts[analyze.VerdictFlake]) > 0:
 		f.Answer = AnswerYes
-		f.Text = "Yes: it is intermittent, and every earlier release was as affected, so updating does not increase exposure."
+		f.Text = "Yes, as far as these runs tell: it is intermittent, and not significantly more frequent than one release earlier (" +
+			flakePs(edges) + "). That is no proof that every earlier release was as affected."
 	case len(verdicts[analyze.VerdictImproved]) > 0:
 		f.Answer = AnswerYes
 		f.Text = "Yes: it is intermittent, and less frequent than one release earlier on " +
@@ -569,8 +639,9 @@ func summary(a Assessment, edges []db.SymptomVerdict) string {
 		return ""
 	}
 	if v, n := first(analyze.VerdictRegression); n > 0 {
-		return fmt.Sprintf("A regression on %s%s: %s of runs (%d/%d) against %s (%d/%d) on %s, %s.",
-			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, pct0(v.BasisRate), v.BasisHits, v.BasisRuns, v.BasisLabel, pPhrase(v.P))
+		return fmt.Sprintf("A regression on %s%s: %s of runs (%d/%d, %s) against %s (%d/%d, %s) on %s, %s.",
+			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, interval0(v.SampleHits, v.SampleRuns),
+			pct0(v.BasisRate), v.BasisHits, v.BasisRuns, interval0(v.BasisHits, v.BasisRuns), v.BasisLabel, pPhrase(v.P))
 	}
 	if v, n := first(analyze.VerdictNew); n > 0 {
 		return fmt.Sprintf("New on %s%s: %s of runs (%d/%d), absent on %s (0/%d), not yet significant (%s): watch it.",
@@ -580,7 +651,7 @@ func summary(a Assessment, edges []db.SymptomVerdict) string {
 		return "Persistent: nearly every run shows it, as one release earlier; not a regression."
 	}
 	if _, n := first(analyze.VerdictFlake); n > 0 {
-		return "A flake: intermittent, and every earlier release was as affected; not a regression."
+		return "A flake: intermittent, and not significantly more frequent than one release earlier (" + flakePs(edges) + "); not a regression."
 	}
 	if v, n := first(analyze.VerdictImproved); n > 0 {
 		return fmt.Sprintf("Improved on %s%s: %s of runs (%d/%d) against %s (%d/%d) on %s, %s; not a regression.",
@@ -590,4 +661,16 @@ func summary(a Assessment, edges []db.SymptomVerdict) string {
 		return "No finished run shows it."
 	}
 	return "Not enough runs to say whether it is a regression."
+}
+
+// flakePs are the p-values of the edges where it is a flake: "p = 0.68 on
+// 4.13->4.14 minor".
+func flakePs(edges []db.SymptomVerdict) string {
+	var ps []string
+	for _, v := range edges {
+		if v.Verdict == analyze.VerdictFlake {
+			ps = append(ps, pPhrase(v.P)+" on "+v.Key)
+		}
+	}
+	return strings.Join(ps, ", ")
 }

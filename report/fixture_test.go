@@ -71,7 +71,7 @@ func fixtureJob(from, to, kind, platform, network string) db.Job {
 		name = fmt.Sprintf("periodic-ci-openshift-release-master-nightly-%s-e2e-%s-%s-upgrade", to, platform, network)
 	}
 	return db.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
-		Platform: platform, Network: network, Arch: "amd64"}
+		Platform: platform, Network: network, Arch: "amd64", Topology: "ha"}
 }
 
 // fixture plants runs.

@@ -62,8 +62,8 @@ Usage:
   prowcrawl crawl     [--bucket URL] [--mirror-of gs://NAME] [--db PATH] [--job REGEX]... [--since T] [--until T] [--lookback D] [--concurrency N] [--rules FILE]
   prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
   prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--min-runs N] [--now T]
-  prowcrawl report    [--db PATH] [--by edge|job|variant] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--out FILE]
-  prowcrawl report    --assess SYMPTOM [--format table|json|markdown]
+  prowcrawl report    [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--out FILE]
+  prowcrawl report    --assess SYMPTOM [--format table|json|markdown] [--since T] [--until T]
   prowcrawl classify  [--rules FILE] [--format table|json] [--gcs-auth] PATH|gs://BUCKET/PATH|PROW-URL...
   prowcrawl rules     [--rules FILE | --check FILE]
   prowcrawl merge     OUT.db IN.db...
