@@ -66,6 +66,7 @@ Usage:
   prowcrawl report    --assess SYMPTOM [--format table|json|markdown] [--since T] [--until T]
   prowcrawl classify  [--rules FILE] [--format table|json] [--gcs-auth] PATH|gs://BUCKET/PATH|PROW-URL...
   prowcrawl rules     [--rules FILE | --check FILE]
+  prowcrawl suggest   [--top N] [--since T] [--until T] [--job REGEX] [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]
   prowcrawl merge     OUT.db IN.db...
   prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
   prowcrawl status    [--db PATH] [--runs N]
@@ -97,6 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runExport(ctx, rest, stdout, stderr)
 	case "status":
 		return runStatus(ctx, rest, stdout, stderr)
+	case "suggest":
+		return runSuggest(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "prowcrawl %s\n", version)
 		return nil
