@@ -26,6 +26,11 @@ type result struct {
 // cannot be read is recorded on the run, which is then read again by the
 // next crawl.
 func (c *Crawler) fetch(ctx context.Context, t task) result {
+	return c.fetchWith(ctx, t, c.readOptions(t))
+}
+
+// fetchWith is fetch with the given options of artifact.Read.
+func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) result {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RunTimeout)
 	defer cancel()
 	var count counter
@@ -45,7 +50,7 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 		if err != nil {
 			return err
 		}
-		read, err = artifact.Read(ctx, c.runOf(dir+"/", objs, &count), c.readOptions(t))
+		read, err = artifact.Read(ctx, c.runOf(dir+"/", objs, &count), opts)
 		return err
 	}()
 	res := result{task: t, started: read.Run.StartedAt}
