@@ -23,8 +23,8 @@ const (
 var ErrWrongBody = errors.New("body is not of its kind")
 
 // CheckBody looks at the first bytes of a body (512 are enough) and says
-// whether they can begin a body of kind: JSON begins with '{' or '[', XML
-// with '<' and is no HTML page. Leading white space and a byte order mark
+// whether they are a body of another format: markup where JSON was
+// expected, JSON or an HTML page where XML was. Leading white space and a byte order mark
 // are passed over; an empty body passes (its parser says what is wrong).
 func CheckBody(kind BodyKind, head []byte) error {
 	b := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
@@ -39,16 +39,21 @@ func CheckBody(kind BodyKind, head []byte) error {
 		}
 	}
 	html := bytes.HasPrefix(lower, []byte("<!doctype html")) || bytes.HasPrefix(lower, []byte("<html"))
+	// Only a body of another format is caught here; other garbage is the
+	// parser's to report, as malformed.
 	switch {
-	case kind == BodyJSON && b[0] != '{' && b[0] != '[':
-	case kind == BodyXML && b[0] != '<':
+	case kind == BodyJSON && b[0] == '<':
+	case kind == BodyXML && (b[0] == '{' || b[0] == '['):
 	case html:
 	default:
 		return nil
 	}
-	what := "text"
-	if html {
+	what := "markup"
+	switch {
+	case html:
 		what = "an HTML page"
+	case b[0] != '<':
+		what = "JSON"
 	}
 	return fmt.Errorf("%w: %s where %s was expected (%q...)", ErrWrongBody, what, kind, b[:min(len(b), 40)])
 }

@@ -17,7 +17,8 @@ func TestCheckBody(t *testing.T) {
 		{BodyJSON, "", true},
 		{BodyJSON, page, false},
 		{BodyJSON, "<html><body>Service Unavailable</body></html>", false},
-		{BodyJSON, "Not Found", false},
+		{BodyJSON, "Not Found", true}, // malformed, the parser says so
+		{BodyJSON, "\x00", true},
 		{BodyXML, `<?xml version="1.0" encoding="UTF-8"?><testsuites><testsuite name="s"/></testsuites>`, true},
 		{BodyXML, `<testsuite name="html tests"><testcase name="renders &lt;html&gt;"/></testsuite>`, true},
 		{BodyXML, page, false},
