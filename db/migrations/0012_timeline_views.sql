@@ -8,7 +8,7 @@ CREATE VIEW v_run_symptoms AS
 SELECT r.job, r.build_id, r.url, r.result, r.started_at, r.edge, j.platform, j.network,
 	rs.symptom_id, rs.hits, rs.file, rs.line, rs.excerpt, rs.at, j.arch, r.variant, j.topology,
 	r.upgrade_started, j.type, rs.last_at,
-	(julianday(rs.last_at) - julianday(rs.at)) * 86400 AS duration_s,
+	round((julianday(rs.last_at) - julianday(rs.at)) * 86400, 3) AS duration_s,
 	r.finished_at, r.upgrade_state
 FROM run_symptoms rs
 JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
