@@ -322,7 +322,7 @@ func (c *Crawler) classify(ctx context.Context, ss *symptomScan, junits []Entry,
 		if file != "" {
 			file = ss.prefix + file
 		}
-		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At})
+		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, RuleHash: c.cfg.Rules.RuleHash(m.Symptom)})
 	}
 	return out
 }

@@ -76,8 +76,15 @@ func (d *DB) migrate(ctx context.Context) error {
 	if known := ms[len(ms)-1].version; newest.Int64 > known {
 		return fmt.Errorf("schema version %d is newer than this program knows (%d)", newest.Int64, known)
 	}
+	// Every migration not recorded is applied, not only those above the
+	// newest: migrations are numbered ahead of being written, so one with a
+	// lower number can ship after a higher one.
+	applied, err := appliedVersions(ctx, d.db)
+	if err != nil {
+		return err
+	}
 	for _, m := range ms {
-		if m.version <= newest.Int64 {
+		if applied[m.version] {
 			continue
 		}
 		if err := d.apply(ctx, m); err != nil {
@@ -85,6 +92,26 @@ func (d *DB) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// appliedVersions are the versions schema_migrations records.
+func appliedVersions(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (map[int64]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
 }
 
 // apply runs one migration unless another process applied it since migrate
@@ -145,9 +172,14 @@ func NeedsMigration(ctx context.Context, path string) (bool, error) {
 	if tables == 0 {
 		return true, nil
 	}
-	var newest sql.NullInt64
-	if err := sqldb.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&newest); err != nil {
+	applied, err := appliedVersions(ctx, sqldb)
+	if err != nil {
 		return false, fmt.Errorf("open db %s: %w", path, err)
 	}
-	return newest.Int64 < ms[len(ms)-1].version, nil
+	for _, m := range ms {
+		if !applied[m.version] {
+			return true, nil
+		}
+	}
+	return false, nil
 }
