@@ -61,7 +61,6 @@ func TestReplaceSymptoms(t *testing.T) {
 	}
 }
 
-
 // TestRuleHashMigration opens a database made before rule_hash, in which a
 // migration numbered below the newest applied one is missing: it is
 // applied all the same.
