@@ -28,7 +28,7 @@ check: lint test
 ## demo: crawl the bundled sample bucket into $(DB) and show what is in it.
 ## Run it twice: the second crawl reads nothing it has already stored.
 demo: build
-	$(BIN) crawl --bucket testdata/bucket --db $(DB) --since 2019-01-01 --presubmits
+	$(BIN) crawl --bucket testdata/bucket --mirror-of gs://test-platform-results-public --db $(DB) --since 2019-01-01 --presubmits
 	$(BIN) status --db $(DB) --runs 40
 	$(BIN) report --db $(DB)
 

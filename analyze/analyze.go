@@ -14,8 +14,11 @@ import (
 type Summary struct {
 	Symptoms    int // active symptoms analysed
 	Verdicts    int // rows written to symptom_verdicts
-	Regressions int // of those, regressions
-	Duration    time.Duration
+	Regressions int // of those, regressions (a regression on an edge shows on its variants too)
+	// RegressionsBy counts the regressions of each scope (edge, variant,
+	// job): what `report --by SCOPE` shows.
+	RegressionsBy map[string]int
+	Duration      time.Duration
 }
 
 // dateLabel is how a window's ends are labelled: "2026-11-23..2026-11-30".
@@ -68,10 +71,11 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	if err := store.ReplaceAnalysis(ctx, verdicts, rates); err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	sum := Summary{Symptoms: len(counts.Symptoms), Verdicts: len(verdicts), Duration: time.Since(start)}
+	sum := Summary{Symptoms: len(counts.Symptoms), Verdicts: len(verdicts), Duration: time.Since(start), RegressionsBy: make(map[string]int)}
 	for _, v := range verdicts {
 		if v.Verdict == VerdictRegression {
 			sum.Regressions++
+			sum.RegressionsBy[v.Scope]++
 		}
 	}
 	return sum, nil

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -511,7 +512,7 @@ func TestRunIsIdempotent(t *testing.T) {
 		t.Errorf("second analysis differs\n got %v\nwant %v", after, before)
 	}
 	first.Duration, second.Duration = 0, 0
-	if first != second || first.Verdicts != len(before)-3 || first.Symptoms != 2 {
+	if !reflect.DeepEqual(first, second) || first.Verdicts != len(before)-3 || first.Symptoms != 2 {
 		t.Errorf("summaries %+v and %+v, %d rows", first, second, len(before))
 	}
 

@@ -14,6 +14,7 @@ import (
 
 	"cloud.google.com/go/storage"
 	"github.com/googleapis/gax-go/v2"
+	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
 )
@@ -49,6 +50,10 @@ type GCSOptions struct {
 	RequestTimeout time.Duration
 }
 
+// DefaultBucket is where OpenShift CI stores new runs since 2026, readable
+// without credentials. The older gs://test-platform-results needs them.
+const DefaultBucket = "gs://test-platform-results-public"
+
 // Defaults of GCSOptions.
 const (
 	DefaultMaxAttempts    = 6
@@ -61,6 +66,42 @@ const (
 // progress within GCSOptions.RequestTimeout.
 var ErrStalled = errors.New("no progress")
 
+// ErrAccessDenied is matched (errors.Is) by the error of a request the
+// bucket refused: HTTP 401 or 403, for anonymous reads of a bucket that
+// needs credentials, or credentials the bucket does not accept.
+var ErrAccessDenied = errors.New("access denied")
+
+// AccessError is a request the bucket refused (HTTP 401 or 403).
+type AccessError struct {
+	Bucket string // the bucket's name
+	Code   int    // the HTTP status
+	Auth   bool   // the request carried credentials
+	Err    error  // the client's error
+}
+
+func (e *AccessError) Error() string {
+	who := "anonymous reads"
+	if e.Auth {
+		who = "these credentials"
+	}
+	return fmt.Sprintf("gs://%s refuses %s (HTTP %d)", e.Bucket, who, e.Code)
+}
+
+// Is makes AccessError match ErrAccessDenied.
+func (e *AccessError) Is(target error) bool { return target == ErrAccessDenied }
+
+func (e *AccessError) Unwrap() error { return e.Err }
+
+// denied turns a 401 or 403 of the client into an AccessError and leaves
+// any other error as it is.
+func (g *GCS) denied(err error) error {
+	var ge *googleapi.Error
+	if errors.As(err, &ge) && (ge.Code == http.StatusUnauthorized || ge.Code == http.StatusForbidden) {
+		return &AccessError{Bucket: g.name, Code: ge.Code, Auth: g.auth, Err: err}
+	}
+	return err
+}
+
 // GCS is a Source over a Google Cloud Storage bucket. It honours
 // STORAGE_EMULATOR_HOST, so any GCS-API server can stand in for GCS.
 type GCS struct {
@@ -70,6 +111,7 @@ type GCS struct {
 	prefix   string // "" or "some/prefix/"
 	pageSize int
 	timeout  time.Duration
+	auth     bool // requests carry credentials
 }
 
 var _ Source = (*GCS)(nil)
@@ -108,6 +150,7 @@ func NewGCS(ctx context.Context, bucketURL string, opts GCSOptions) (*GCS, error
 	setRetry(client, opts)
 	g := NewGCSFromClient(client, name, prefix)
 	g.pageSize = opts.PageSize
+	g.auth = opts.Auth && os.Getenv("STORAGE_EMULATOR_HOST") == ""
 	if opts.RequestTimeout > 0 {
 		g.timeout = opts.RequestTimeout
 	}
@@ -196,7 +239,7 @@ func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("list gs://%s/%s%s: %w", g.name, g.prefix, q.Prefix, wd.explain(err))
+			return nil, fmt.Errorf("list gs://%s/%s%s: %w", g.name, g.prefix, q.Prefix, g.denied(wd.explain(err)))
 		}
 		if a.Prefix != "" {
 			out = append(out, Entry{Name: strings.TrimPrefix(a.Prefix, g.prefix), Prefix: true})
@@ -221,7 +264,7 @@ func (g *GCS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	wd.kick()
 	r, err := g.bkt.Object(g.prefix + name).NewReader(ctx)
 	wd.pause()
-	err = wd.explain(err)
+	err = g.denied(wd.explain(err))
 	if err != nil {
 		wd.stop()
 		if errors.Is(err, storage.ErrObjectNotExist) {

@@ -24,8 +24,36 @@ type Dir struct {
 
 var _ Source = (*Dir)(nil)
 
+// NewMirror opens dir as a mirror of the bucket gs://NAME: its runs are
+// recorded in that bucket, with Prow links to it, so that they are the same
+// runs as those a crawl of the bucket itself finds.
+func NewMirror(dir, bucketURL string) (*Dir, error) {
+	d, err := NewDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.MirrorOf(bucketURL); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// MirrorOf names the bucket, gs://NAME, that the directory mirrors.
+func (d *Dir) MirrorOf(bucketURL string) error {
+	name, prefix, err := splitGSURL(bucketURL)
+	if err != nil {
+		return err
+	}
+	if prefix != "" {
+		return fmt.Errorf("mirror of %q: want a whole bucket, gs://NAME, whose logs/ and pr-logs/ the directory holds", bucketURL)
+	}
+	d.name = name
+	return nil
+}
+
 // NewDir opens dir as a source. The bucket name recorded for its runs is the
-// directory's base name.
+// directory's base name; NewMirror names the bucket it mirrors.
 func NewDir(dir string) (*Dir, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -45,7 +73,8 @@ func NewDir(dir string) (*Dir, error) {
 	return &Dir{root: root, dir: abs, name: filepath.Base(abs)}, nil
 }
 
-// Bucket returns the directory's base name.
+// Bucket returns the name of the bucket the directory mirrors, or its
+// base name.
 func (d *Dir) Bucket() string { return d.name }
 
 // Close releases the directory handle.

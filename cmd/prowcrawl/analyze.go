@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -48,9 +50,27 @@ func runAnalysis(ctx context.Context, store *db.DB, opts analyze.Options, stdout
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "analyze: %d symptoms, %d verdicts, %d regressions in %s\n",
-		sum.Symptoms, sum.Verdicts, sum.Regressions, sum.Duration.Round(time.Millisecond))
+	fmt.Fprintln(stdout, analyzeLine(sum))
 	return nil
+}
+
+// analyzeLine is the line an analysis ends with. A regression counts once
+// per scope, as `report --by SCOPE` shows it: one on an edge shows on its
+// variants too.
+func analyzeLine(sum analyze.Summary) string {
+	scopes := []string{"edge", "variant", "job"}
+	for s := range sum.RegressionsBy {
+		if !slices.Contains(scopes, s) {
+			scopes = append(scopes, s)
+		}
+	}
+	slices.Sort(scopes[3:])
+	by := make([]string, len(scopes))
+	for i, s := range scopes {
+		by[i] = fmt.Sprintf("%d by %s", sum.RegressionsBy[s], s)
+	}
+	return fmt.Sprintf("analyze: %d symptoms, %d verdicts; regressions: %s; in %s",
+		sum.Symptoms, sum.Verdicts, strings.Join(by, ", "), sum.Duration.Round(time.Millisecond))
 }
 
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -22,6 +22,7 @@ import (
 // crawlOptions are the flags of crawl and backfill, with their defaults.
 type crawlOptions struct {
 	Bucket      string
+	MirrorOf    string
 	DB          string
 	Jobs        []string
 	Since       string
@@ -45,7 +46,8 @@ type crawlOptions struct {
 
 func defaultCrawlOptions() crawlOptions {
 	return crawlOptions{
-		Bucket:      "gs://test-platform-results",
+		Bucket:      crawler.DefaultBucket,
+		MirrorOf:    crawler.DefaultBucket,
 		DB:          "prowcrawl.db",
 		Jobs:        []string{"upgrade"},
 		Lookback:    "14d",
@@ -62,6 +64,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.Bucket, "bucket", o.Bucket, "bucket to crawl: gs://NAME[/PREFIX], file://DIR or a directory mirroring a bucket")
+	fs.StringVar(&o.MirrorOf, "mirror-of", o.MirrorOf, "the bucket gs://NAME that a --bucket directory mirrors: its runs are stored as that bucket's, with Prow links to it")
 	fs.StringVar(&o.DB, "db", o.DB, "SQLite database file (created if missing)")
 	fs.StringArrayVar(&o.Jobs, "job", o.Jobs, "regular expression matched against job names; repeat to add more")
 	fs.StringVar(&o.Since, "since", o.Since, "only runs started at or after T: a date (2026-11-01), an RFC 3339 time, or a duration back from now (72h, 14d)")
@@ -120,6 +123,13 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
 	}
+	if d, ok := src.(*crawler.Dir); ok {
+		if err := d.MirrorOf(o.MirrorOf); err != nil {
+			return usagef("--mirror-of: %v", err)
+		}
+	} else if fs.Changed("mirror-of") {
+		return usagef("--mirror-of names the bucket a directory mirrors; --bucket %s is a bucket itself", o.Bucket)
+	}
 	lock, err := lockDB(ctx, o.DB, o.Wait)
 	if err != nil {
 		return err
@@ -137,6 +147,9 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	}
 	sum, err := crawler.New(src, store, cfg).Run(ctx)
 	fmt.Fprintln(stdout, summaryLine(cmd, sum))
+	if errors.Is(err, crawler.ErrAccessDenied) {
+		return accessError(err, o.GCSAuth)
+	}
 	// Runs that could not be read are retried next time; what was stored
 	// is analysed now.
 	if err != nil && !errors.Is(err, crawler.ErrRunsFailed) {
@@ -146,6 +159,23 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		return aerr
 	}
 	return err
+}
+
+// accessError says, in one sentence, what to do about a bucket that
+// refused the crawl.
+func accessError(err error, auth bool) error {
+	var ae *crawler.AccessError
+	if !errors.As(err, &ae) {
+		return usageError{err}
+	}
+	public := strings.TrimPrefix(crawler.DefaultBucket, "gs://")
+	switch {
+	case auth:
+		return usagef("%v: the credentials found (Application Default Credentials) may not read it; use an account that may, or crawl the public gs://%s", ae, public)
+	case ae.Bucket == public:
+		return usagef("%v: it needs credentials (--gcs-auth)", ae)
+	}
+	return usagef("%v: it needs credentials (--gcs-auth, with Application Default Credentials), or crawl the public gs://%s, where new runs are", ae, public)
 }
 
 // config validates the options and turns them into a crawler.Config.

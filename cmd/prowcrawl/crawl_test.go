@@ -11,7 +11,7 @@ import (
 
 var sampleBucket = filepath.Join("..", "..", "testdata", "bucket")
 
-var summaryRE = regexp.MustCompile(`^crawl: (\d+) jobs, (\d+) new runs, (\d+) updated, (\d+) pending, 0 errors, 0 outside the range; \d+ objects, .+ read in .+\nanalyze: 7 symptoms, \d+ verdicts, (\d+) regressions in .+\n$`)
+var summaryRE = regexp.MustCompile(`^crawl: (\d+) jobs, (\d+) new runs, (\d+) updated, (\d+) pending, 0 errors, 0 outside the range; \d+ objects, .+ read in .+\nanalyze: 7 symptoms, \d+ verdicts; regressions: (\d+) by edge, \d+ by variant, \d+ by job; in .+\n$`)
 
 // TestCrawlCommand runs the demo's commands as a user would, twice.
 func TestCrawlCommand(t *testing.T) {
@@ -46,7 +46,7 @@ func TestCrawlCommand(t *testing.T) {
 	if err := run(t.Context(), []string{"status", "--db", dbPath}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"4.13->4.14 minor", "release-openshift-origin-installer-e2e-aws-upgrade", "last crawl of bucket: ok"} {
+	for _, want := range []string{"4.13->4.14 minor", "release-openshift-origin-installer-e2e-aws-upgrade", "last crawl of test-platform-results-public: ok"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("status output lacks %q:\n%s", want, stdout.String())
 		}

@@ -59,15 +59,16 @@ func exitCode(err error, stderr io.Writer) int {
 const usage = `prowcrawl crawls OpenShift CI upgrade-job runs from GCS into SQLite.
 
 Usage:
-  prowcrawl crawl     [--bucket URL] [--db PATH] [--job REGEX]... [--since T] [--until T] [--concurrency N]
+  prowcrawl crawl     [--bucket URL] [--mirror-of gs://NAME] [--db PATH] [--job REGEX]... [--since T] [--until T] [--lookback D] [--concurrency N] [--rules FILE]
   prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
-  prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--now T]
-  prowcrawl report    [--db PATH] [--by edge|job|variant] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--out FILE] [--assess SYMPTOM]
+  prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--min-runs N] [--now T]
+  prowcrawl report    [--db PATH] [--by edge|job|variant] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--out FILE]
+  prowcrawl report    --assess SYMPTOM [--format table|json|markdown]
   prowcrawl classify  [--rules FILE] [--format table|json] PATH...
   prowcrawl rules     [--rules FILE | --check FILE]
   prowcrawl merge     OUT.db IN.db...
   prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
-  prowcrawl status    [--db PATH]
+  prowcrawl status    [--db PATH] [--runs N]
   prowcrawl version
 
 Run 'prowcrawl COMMAND --help' for the flags of a command.

@@ -21,7 +21,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprint(stderr, "Usage: prowcrawl status [--db PATH] [--runs N]\n\nShows the runs stored per job, the symptoms they show, and the last crawl.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args, true); err != nil {
+	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
 	store, err := openExisting(ctx, dbPath, stderr)

@@ -1,6 +1,7 @@
 // Command gen writes testdata/bucket, a small, realistic copy of the layout
-// prowcrawl reads from gs://test-platform-results. The demo and the tests of
-// every later feature use it. Run it from the module root:
+// prowcrawl reads from gs://test-platform-results-public (its template-era
+// jobs imitate gs://origin-ci-test). The demo and the tests of every later
+// feature use it. Run it from the module root:
 //
 //	go run ./testdata/gen -out testdata/bucket
 //

@@ -132,7 +132,7 @@ func writeManifest(b *bucket, runs []manifestRun) {
 	b.json("MANIFEST.json", manifest{
 		Comment: "Answer key for this sample bucket, written by testdata/gen (see its doc comment). " +
 			"symptoms are built-in symptom ids; result is normalized; finished counts success, failure and error runs.",
-		Bucket: "test-platform-results",
+		Bucket: "test-platform-results-public",
 		Jobs:   jobs,
 		Runs:   runs,
 	}, "  ")

@@ -247,7 +247,7 @@ func writeProwJob(b *bucket, r *run) {
 		}
 	}
 
-	bucketName, cluster, view := "test-platform-results", "build05", "https://prow.ci.openshift.org/view/gs/test-platform-results/"
+	bucketName, cluster, view := "test-platform-results-public", "build05", "https://prow.ci.openshift.org/view/gs/test-platform-results-public/"
 	utility := "us-docker.pkg.dev/k8s-infra-prow/images/%s:v20261109-5d0c3e9a1"
 	if j.template {
 		bucketName, cluster, view = "origin-ci-test", "api.ci", "https://prow.svc.ci.openshift.org/view/gcs/origin-ci-test/"

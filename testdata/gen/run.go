@@ -314,7 +314,7 @@ func writeJob(b *bucket, j *job) []manifestRun {
 	byPR := map[string][]*run{}
 	var prDirs []string
 	for _, r := range runs {
-		b.text("pr-logs/directory/"+j.name+"/"+r.id+".txt", "gs://test-platform-results/"+r.dir)
+		b.text("pr-logs/directory/"+j.name+"/"+r.id+".txt", "gs://test-platform-results-public/"+r.dir)
 		d := r.dir[:strings.LastIndex(r.dir, "/")]
 		if byPR[d] == nil {
 			prDirs = append(prDirs, d)

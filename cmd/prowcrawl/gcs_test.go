@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsouza/fake-gcs-server/fakestorage"
+)
+
+// emulate serves the objects of dir as bucket from fake-gcs-server on a
+// loopback listener, reached through STORAGE_EMULATOR_HOST as a user would
+// reach it; wrap, unless nil, stands in front of its handler.
+func emulate(t *testing.T, bucket, dir string, wrap func(http.Handler) http.Handler) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []fakestorage.Object
+	if dir != "" {
+		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			o := fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: bucket, Name: filepath.ToSlash(rel)}, Content: b}
+			if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+				o.ContentEncoding = "gzip" // as Prow uploads logs
+			}
+			objs = append(objs, o)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake, err := fakestorage.NewServerWithOptions(fakestorage.Options{InitialObjects: objs, NoListener: true, PublicHost: l.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: bucket})
+	h := fake.HTTPHandler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(func() { srv.Close(); fake.Stop() })
+	t.Setenv("STORAGE_EMULATOR_HOST", l.Addr().String())
+}
+
+// forbidden answers every request as a bucket that needs credentials does.
+func forbidden(http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"error":{"code":403,"message":"anonymous caller does not have storage.objects.list access to the Google Cloud Storage bucket.","errors":[{"reason":"forbidden"}]}}`))
+	})
+}
+
+// TestBucketNeedsCredentials: a bucket that answers 403 stops the crawl
+// with one sentence that says what to do, and exit status 2.
+func TestBucketNeedsCredentials(t *testing.T) {
+	tests := []struct {
+		name, bucket string
+		want         []string
+	}{
+		{"old bucket", "test-platform-results",
+			[]string{"gs://test-platform-results refuses anonymous reads (HTTP 403)", "--gcs-auth", "gs://test-platform-results-public"}},
+		{"the public one", "test-platform-results-public",
+			[]string{"gs://test-platform-results-public refuses anonymous reads (HTTP 403): it needs credentials (--gcs-auth)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			emulate(t, tc.bucket, "", forbidden)
+			dbPath := filepath.Join(t.TempDir(), "prowcrawl.db")
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), []string{"crawl", "--bucket", "gs://" + tc.bucket, "--db", dbPath, "--retries", "0"}, &stdout, &stderr)
+			if code := exitCode(err, &stderr); code != 2 {
+				t.Errorf("exit status %d, want 2 (%v)", code, err)
+			}
+			msg := stderr.String()
+			for _, want := range tc.want {
+				if !strings.Contains(msg, want) {
+					t.Errorf("stderr %q lacks %q", msg, want)
+				}
+			}
+			if strings.Count(strings.TrimSpace(msg), "\n") != 0 || strings.Count(msg, "googleapi") != 0 {
+				t.Errorf("stderr %q: want one sentence, without the client's error", msg)
+			}
+		})
+	}
+}
+
+// TestMirrorIsTheBucket: the sample crawled from its directory with
+// --mirror-of and from the bucket it mirrors through the emulator give the
+// same database, bucket, links and cursors included; and a crawl of the
+// bucket after one of its mirror finds nothing new.
+func TestMirrorIsTheBucket(t *testing.T) {
+	const bucket = "test-platform-results-public"
+	emulate(t, bucket, sampleBucket, nil)
+	dir := t.TempDir()
+	mirror, remote := filepath.Join(dir, "mirror.db"), filepath.Join(dir, "remote.db")
+	common := []string{"--since", "2019-01-01", "--presubmits", "--now", "2026-12-01"}
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), append([]string{"crawl", "--bucket", sampleBucket, "--mirror-of", "gs://" + bucket, "--db", mirror}, common...), &stdout, &stderr); err != nil {
+		t.Fatalf("crawl of the mirror: %v\n%s", err, stderr.String())
+	}
+	if err := run(t.Context(), append([]string{"crawl", "--bucket", "gs://" + bucket, "--db", remote}, common...), &stdout, &stderr); err != nil {
+		t.Fatalf("crawl of the bucket: %v\n%s", err, stderr.String())
+	}
+	a, b := check(t, mirror), check(t, remote)
+	if a != b {
+		t.Fatalf("the mirror's database differs from the bucket's: %s", firstDiff(a, b))
+	}
+	if want := "|" + bucket + "|logs/"; !strings.Contains(a, want) || !strings.Contains(a, "https://prow.ci.openshift.org/view/gs/"+bucket+"/logs/") {
+		t.Errorf("runs are not stored as the bucket's, with its Prow links:\n%.2000s", a)
+	}
+
+	// The bucket after its mirror: the same runs, none new.
+	stdout.Reset()
+	if err := run(t.Context(), append([]string{"crawl", "--bucket", "gs://" + bucket, "--db", mirror}, common...), &stdout, &stderr); err != nil {
+		t.Fatalf("crawl of the bucket after the mirror: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), " 0 new runs,") {
+		t.Errorf("the bucket's runs are new to a database of its mirror: %s", stdout.String())
+	}
+
+	// The default mirror is the default bucket; a bucket mirrors nothing.
+	if err := run(t.Context(), []string{"crawl", "--bucket", "gs://" + bucket, "--mirror-of", "gs://x", "--db", remote}, &stdout, &stderr); exitCode(err, &stderr) != 2 {
+		t.Errorf("--mirror-of with a gs:// --bucket: %v, want a usage error", err)
+	}
+}

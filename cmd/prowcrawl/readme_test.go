@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The README and the command line must agree: what --help lists is what the
+// README's tables document, and the other way round. The test learns the
+// commands from the top-level usage, each command's flags from its --help,
+// and the README's from its flag tables, so a new command or flag needs no
+// change here, only in the README.
+//
+// A flag table is a Markdown table with a "flag" column (each cell may name
+// several flags: `--alpha`, `--min-hits`). The commands a row documents are
+// those of its "command" column when the table has one, else those named by
+// the nearest comment before the table: <!-- flags: crawl backfill -->.
+
+var readmePath = filepath.Join("..", "..", "README.md")
+
+// commandFlags returns, for each command of the top-level usage, the long
+// flags its --help lists.
+func commandFlags(t *testing.T) map[string][]string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"help"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string][]string)
+	for _, line := range synopsis(stdout.String()) {
+		cmd := strings.Fields(line)[1]
+		if _, ok := out[cmd]; ok {
+			continue
+		}
+		out[cmd] = nil
+		var o, e bytes.Buffer
+		err := run(t.Context(), []string{cmd, "--help"}, &o, &e)
+		if err != nil && !errors.Is(err, errHelp) {
+			t.Fatalf("prowcrawl %s --help: %v", cmd, err)
+		}
+		for _, l := range strings.Split(e.String()+o.String(), "\n") {
+			if m := helpFlag.FindStringSubmatch(l); m != nil && m[1] != "help" {
+				out[cmd] = append(out[cmd], "--"+m[1])
+			}
+		}
+	}
+	return out
+}
+
+// helpFlag matches a flag's line in pflag's PrintDefaults.
+var helpFlag = regexp.MustCompile(`^\s+(?:-\w, )?--([a-z0-9][a-z0-9-]*)`)
+
+// synopsis returns the "prowcrawl COMMAND ..." lines of a usage text,
+// spaces collapsed; a sentence is none.
+func synopsis(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && f[0] == "prowcrawl" && commandWord.MatchString(f[1]) && (!strings.HasSuffix(l, ".") || strings.HasSuffix(l, "...")) {
+			out = append(out, strings.Join(f, " "))
+		}
+	}
+	return out
+}
+
+var commandWord = regexp.MustCompile(`^[a-z]+$`)
+
+// docRow is a row of a flag table: its flags document one or more of its
+// commands (each flag at least one).
+type docRow struct {
+	line  int
+	flags []string
+	cmds  []string
+}
+
+// readmeFlags returns the rows of the README's flag tables, and its usage
+// block.
+func readmeFlags(t *testing.T) (rows []docRow, usage []string) {
+	t.Helper()
+	b, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := regexp.MustCompile(`<!--\s*flags:([^>]*)-->`)
+	flagName := regexp.MustCompile("`(--[a-z0-9][a-z0-9-]*)")
+	var marked []string   // commands of the last marker
+	var header []string   // the current table's header, lower case
+	var usageBlock bool   // inside the code block after "## Usage"
+	var sawUsage bool     // "## Usage" seen
+	var lineNo, start int // the table's first line
+	var reported int      // the table last said to name no command
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		lineNo++
+		switch {
+		case line == "## Usage":
+			sawUsage = true
+		case sawUsage && usage == nil && strings.HasPrefix(line, "```"):
+			usageBlock = true
+			usage = []string{}
+			continue
+		case usageBlock && strings.HasPrefix(line, "```"):
+			usageBlock = false
+		case usageBlock:
+			usage = append(usage, synopsis(line)...)
+		}
+		if m := marker.FindStringSubmatch(line); m != nil {
+			marked = strings.Fields(strings.ReplaceAll(m[1], ",", " "))
+			continue
+		}
+		if !strings.HasPrefix(line, "|") {
+			header = nil
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if header == nil {
+			header = make([]string, len(cells))
+			for i, c := range cells {
+				header[i] = strings.ToLower(c)
+			}
+			start = lineNo
+			continue
+		}
+		fcol, ccol := slices.Index(header, "flag"), slices.Index(header, "command")
+		if fcol < 0 || fcol >= len(cells) || strings.Trim(cells[fcol], "-: ") == "" {
+			continue // not a flag table, or its separator row
+		}
+		cmds := marked
+		if ccol >= 0 && ccol < len(cells) {
+			cmds = strings.Fields(strings.NewReplacer("`", " ", ",", " ").Replace(cells[ccol]))
+		}
+		if len(cmds) == 0 && start != reported {
+			reported = start
+			t.Errorf("README.md:%d: the flag table that starts on line %d names no command: put <!-- flags: COMMAND... --> on a line before it, or give it a \"command\" column", lineNo, start)
+		}
+		row := docRow{line: lineNo, cmds: cmds}
+		for _, m := range flagName.FindAllStringSubmatch(cells[fcol], -1) {
+			row.flags = append(row.flags, m[1])
+		}
+		rows = append(rows, row)
+	}
+	return rows, usage
+}
+
+// TestREADMEAgreesWithHelp: every flag of every command is in the README's
+// tables, and every flag there is a flag of its command.
+func TestREADMEAgreesWithHelp(t *testing.T) {
+	cli := commandFlags(t)
+	rows, usage := readmeFlags(t)
+	doc := make(map[string][]string) // flags documented per command
+	for _, r := range rows {
+		for _, c := range r.cmds {
+			doc[c] = append(doc[c], r.flags...)
+		}
+	}
+	if len(cli) < 5 || len(doc) < 5 {
+		t.Fatalf("found %d commands in the usage and %d in the README's tables: the parsing is broken", len(cli), len(doc))
+	}
+	for cmd, flags := range cli {
+		for _, f := range flags {
+			if !slices.Contains(doc[cmd], f) {
+				t.Errorf("`prowcrawl %s --help` lists %s, but no flag table of README.md documents it for %s: add a row with %s to the table of %s's flags "+
+					"(the table after <!-- flags: ... %s ... --> under ## Usage, or a row of the table with a \"command\" column that names %s)", cmd, f, cmd, f, cmd, cmd, cmd)
+			}
+		}
+	}
+	for _, r := range rows {
+		for _, c := range r.cmds {
+			if _, ok := cli[c]; !ok {
+				t.Errorf("README.md:%d documents flags of %q, which the top-level usage (usage in main.go) does not list as a command", r.line, c)
+			}
+		}
+		for _, f := range r.flags {
+			if !slices.ContainsFunc(r.cmds, func(c string) bool { return slices.Contains(cli[c], f) }) {
+				t.Errorf("README.md:%d documents %s for %s, but no `prowcrawl COMMAND --help` of these has such a flag: remove it, or name the right command", r.line, f, strings.Join(r.cmds, ", "))
+			}
+		}
+	}
+
+	// The usage block of the README is the top-level usage.
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"help"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if got := synopsis(stdout.String()); !slices.Equal(got, usage) {
+		for i := range max(len(got), len(usage)) {
+			var g, u string
+			if i < len(got) {
+				g = got[i]
+			}
+			if i < len(usage) {
+				u = usage[i]
+			}
+			if g != u {
+				t.Errorf("the usage block under ## Usage in README.md and `prowcrawl help` (usage in main.go) must list the same commands, in the same order and words; line %d:\nREADME: %s\nhelp:   %s", i+1, u, g)
+				break
+			}
+		}
+	}
+}
