@@ -18,17 +18,31 @@ const (
 type ansiState uint8
 
 const (
-	ansiText ansiState = iota // outside any sequence
-	ansiEsc                   // after ESC
-	ansiCSI                   // after ESC [, reading parameter bytes
+	ansiText   ansiState = iota // outside any sequence
+	ansiEsc                     // after ESC
+	ansiCSI                     // after ESC [, reading parameter bytes
+	ansiRep1                    // after the first byte of U+FFFD (residue mode)
+	ansiRep2                    // after its second byte
+	ansiRep                     // after U+FFFD
+	ansiRepCSI                  // after U+FFFD [, reading parameter bytes
 )
+
+// replacement is U+FFFD in UTF-8: what Go's encoding/xml, and so origin's
+// JUnit writer, puts in place of an ESC byte, leaving "\uFFFD[1m" behind.
+const replacement = "\uFFFD"
 
 // ansiFilter removes ANSI escape sequences from a byte stream that may be cut
 // anywhere: control sequences "ESC [ params final" (params in 0x20-0x3F,
 // final in 0x40-0x7E) and any other ESC byte on its own. Its state survives
 // between calls, so a sequence split across two reads is still removed.
+//
+// With residue set it also removes what is left of a sequence whose ESC a
+// writer replaced by U+FFFD: "\uFFFD[" then digits and semicolons, then "m"
+// (colours) or, after at least one digit, a cursor letter. That is stricter
+// than after an ESC, because U+FFFD followed by "[" may be text.
 type ansiFilter struct {
 	state   ansiState
+	residue bool
 	pending []byte // parameter bytes of the sequence being read
 }
 
@@ -36,8 +50,8 @@ type ansiFilter struct {
 func (f *ansiFilter) filter(dst, src []byte) []byte {
 	for len(src) > 0 {
 		if f.state == ansiText {
-			// Copy the text up to the next ESC in one go.
-			i := bytes.IndexByte(src, esc)
+			// Copy the text up to the next ESC (or U+FFFD) in one go.
+			i := f.next(src)
 			if i < 0 {
 				return append(dst, src...)
 			}
@@ -48,11 +62,14 @@ func (f *ansiFilter) filter(dst, src []byte) []byte {
 		src = src[1:]
 		switch f.state {
 		case ansiText:
-			if c == esc {
+			switch {
+			case c == esc:
 				f.state = ansiEsc
-				continue
+			case c == replacement[0]:
+				f.state = ansiRep1
+			default:
+				dst = append(dst, c)
 			}
-			dst = append(dst, c)
 		case ansiEsc:
 			switch {
 			case c == '[':
@@ -74,21 +91,81 @@ func (f *ansiFilter) filter(dst, src []byte) []byte {
 			default:
 				// Not a control sequence after all: drop "ESC [" only.
 				dst = append(dst, f.pending...)
+				dst, src = f.resume(dst, c, src)
+			}
+		case ansiRep1, ansiRep2:
+			if c != replacement[f.state-ansiRep1+1] {
+				// Not U+FFFD: give back what was held, look at c again.
+				dst = append(dst, replacement[:f.state-ansiRep1+1]...)
+				dst, src = f.resume(dst, c, src)
+				continue
+			}
+			f.state++
+		case ansiRep:
+			if c == '[' {
+				f.state = ansiRepCSI
+				f.pending = f.pending[:0]
+				continue
+			}
+			dst = append(dst, replacement...)
+			dst, src = f.resume(dst, c, src)
+		case ansiRepCSI:
+			switch {
+			case (c >= '0' && c <= '9' || c == ';') && len(f.pending) < maxCSIParams:
+				f.pending = append(f.pending, c)
+			case c == 'm' || len(f.pending) > 0 && f.pending[0] != ';' && strings.IndexByte("ABCDEFGHJKST", c) >= 0:
 				f.state = ansiText
-				if c == esc {
-					f.state = ansiEsc
-					continue
-				}
-				dst = append(dst, c)
+			default:
+				// Text after all: give all of it back.
+				dst = append(dst, replacement+"["...)
+				dst = append(dst, f.pending...)
+				dst, src = f.resume(dst, c, src)
 			}
 		}
 	}
 	return dst
 }
 
+// next returns the index in src of the next byte that may start a
+// sequence, or -1.
+func (f *ansiFilter) next(src []byte) int {
+	if !f.residue {
+		return bytes.IndexByte(src, esc)
+	}
+	for i, c := range src {
+		if c == esc || c == replacement[0] {
+			return i
+		}
+	}
+	return -1
+}
+
+// resume returns to text with c, a byte that ended a would-be sequence:
+// c may start a sequence itself, so it is pushed back in front of src.
+func (f *ansiFilter) resume(dst []byte, c byte, src []byte) ([]byte, []byte) {
+	f.state = ansiText
+	switch {
+	case c == esc:
+		f.state = ansiEsc
+	case f.residue && c == replacement[0]:
+		f.state = ansiRep1
+	default:
+		dst = append(dst, c)
+	}
+	return dst, src
+}
+
 // flush appends what an unfinished sequence held back at the end of input.
 func (f *ansiFilter) flush(dst []byte) []byte {
-	if f.state == ansiCSI {
+	switch f.state {
+	case ansiCSI:
+		dst = append(dst, f.pending...)
+	case ansiRep1, ansiRep2:
+		dst = append(dst, replacement[:f.state-ansiRep1+1]...)
+	case ansiRep:
+		dst = append(dst, replacement...)
+	case ansiRepCSI:
+		dst = append(dst, replacement+"["...)
 		dst = append(dst, f.pending...)
 	}
 	f.state = ansiText
@@ -112,6 +189,13 @@ func StripANSI(s string) string {
 // files that captured coloured output must be read through it.
 func NewANSIStripper(r io.Reader) io.Reader {
 	return &ansiReader{r: r}
+}
+
+// newResidueStripper is NewANSIStripper that also removes sequences whose
+// ESC a writer replaced by U+FFFD (see ansiFilter), as in JUnit files that
+// Go's encoding/xml wrote.
+func newResidueStripper(r io.Reader) io.Reader {
+	return &ansiReader{r: r, f: ansiFilter{residue: true}}
 }
 
 const (

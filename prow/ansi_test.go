@@ -90,3 +90,38 @@ func FuzzStripANSI(f *testing.F) {
 		}
 	})
 }
+
+// TestResidueStripper: what is left of a sequence whose ESC became U+FFFD
+// goes, whatever the read sizes; U+FFFD that starts no sequence stays.
+func TestResidueStripper(t *testing.T) {
+	const r = "\uFFFD"
+	tests := []struct{ name, in, want string }{
+		{"bold", r + "[1mYour Test Panicked" + r + "[0m", "Your Test Panicked"},
+		{"256 colours", r + "[38;5;243mupgrade.go:41" + r + "[0m", "upgrade.go:41"},
+		{"erase line", "a" + r + "[2Kb", "ab"},
+		{"real ESC too", "\x1b[31mred" + r + "[0m", "red"},
+		{"replacement alone", "caf" + r + " au lait", "caf" + r + " au lait"},
+		{"replacement then text", r + "[not a colour]", r + "[not a colour]"},
+		{"letter needs a number", r + "[Kube", r + "[Kube"},
+		{"unfinished at the end", "x" + r + "[38;5", "x" + r + "[38;5"},
+		{"cut U+FFFD at the end", "x\xef\xbf", "x\xef\xbf"},
+		{"other three-byte runes", "✓ 日本 " + r + r + "[1m!", "✓ 日本 " + r + "!"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, rd := range []io.Reader{
+				newResidueStripper(strings.NewReader(tt.in)),
+				newResidueStripper(iotest.OneByteReader(strings.NewReader(tt.in))),
+				iotest.OneByteReader(newResidueStripper(iotest.HalfReader(strings.NewReader(tt.in)))),
+			} {
+				got, err := io.ReadAll(rd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != tt.want {
+					t.Errorf("got %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}

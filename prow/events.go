@@ -154,14 +154,28 @@ func skipJSONValue(dec *json.Decoder) error {
 	}
 }
 
+// jsonValues keeps every value a key is given in one object, in order.
+// Files converted from the legacy generation to the current one carry
+// "locator" and "message" twice, the legacy string and then the structured
+// object (origin's own interval fixtures do): encoding/json, which origin
+// reads them with, keeps the last, the structured form, and the string it
+// replaced is the same interval rendered the old way.
+type jsonValues []json.RawMessage
+
+// UnmarshalJSON appends: the decoder calls it once per occurrence of the key.
+func (v *jsonValues) UnmarshalJSON(b []byte) error {
+	*v = append(*v, append(json.RawMessage(nil), b...))
+	return nil
+}
+
 // eventJSON holds the fields of all three generations. Locator and message
 // are strings in the older two and objects in the current one.
 type eventJSON struct {
 	Level                 jsonString         `json:"level"`
 	Source                jsonString         `json:"source"`
 	TempSource            jsonString         `json:"tempSource"`
-	Locator               json.RawMessage    `json:"locator"`
-	Message               json.RawMessage    `json:"message"`
+	Locator               jsonValues         `json:"locator"`
+	Message               jsonValues         `json:"message"`
 	TempStructuredLocator *structuredLocator `json:"tempStructuredLocator"`
 	TempStructuredMessage *structuredMessage `json:"tempStructuredMessage"`
 	From                  jsonString         `json:"from"`
@@ -187,49 +201,69 @@ func (it *eventJSON) event() (Event, error) {
 		Level:  string(it.Level),
 		Source: string(cmp.Or(it.Source, it.TempSource)),
 	}
+	// A structured value wins over a legacy string, as the last of
+	// duplicate keys does in the files that have both; the string still
+	// names what the structured form leaves out.
 	loc := it.TempStructuredLocator
-	switch kind := jsonKind(it.Locator); kind {
-	case '"':
-		if err := json.Unmarshal(it.Locator, &ev.Locator); err != nil {
-			return Event{}, fmt.Errorf("locator: %w", err)
+	var legacyLocator string
+	for _, raw := range it.Locator {
+		switch jsonKind(raw) {
+		case '"':
+			if err := json.Unmarshal(raw, &legacyLocator); err != nil {
+				return Event{}, fmt.Errorf("locator: %w", err)
+			}
+			if loc == nil || loc == it.TempStructuredLocator {
+				ev.Locator = legacyLocator
+			}
+		case '{':
+			loc = new(structuredLocator)
+			if err := json.Unmarshal(raw, loc); err != nil {
+				return Event{}, fmt.Errorf("locator: %w", err)
+			}
+			ev.Locator = loc.render()
+		case 0, 'n':
+		default:
+			return Event{}, errors.New("locator is neither a string nor an object")
 		}
-	case '{':
-		loc = new(structuredLocator)
-		if err := json.Unmarshal(it.Locator, loc); err != nil {
-			return Event{}, fmt.Errorf("locator: %w", err)
-		}
-		ev.Locator = loc.render()
-	case 0, 'n':
-	default:
-		return Event{}, errors.New("locator is neither a string nor an object")
 	}
 	msg := it.TempStructuredMessage
-	switch kind := jsonKind(it.Message); kind {
-	case '"':
-		if err := json.Unmarshal(it.Message, &ev.Message); err != nil {
-			return Event{}, fmt.Errorf("message: %w", err)
+	var legacyMessage string
+	for _, raw := range it.Message {
+		switch jsonKind(raw) {
+		case '"':
+			if err := json.Unmarshal(raw, &legacyMessage); err != nil {
+				return Event{}, fmt.Errorf("message: %w", err)
+			}
+			if msg == nil || msg == it.TempStructuredMessage {
+				ev.Message = legacyMessage
+			}
+		case '{':
+			msg = new(structuredMessage)
+			if err := json.Unmarshal(raw, msg); err != nil {
+				return Event{}, fmt.Errorf("message: %w", err)
+			}
+			ev.Message = string(msg.HumanMessage)
+		case 0, 'n':
+		default:
+			return Event{}, errors.New("message is neither a string nor an object")
 		}
-	case '{':
-		msg = new(structuredMessage)
-		if err := json.Unmarshal(it.Message, msg); err != nil {
-			return Event{}, fmt.Errorf("message: %w", err)
-		}
-		ev.Message = string(msg.HumanMessage)
-	case 0, 'n':
-	default:
-		return Event{}, errors.New("message is neither a string nor an object")
 	}
 	if msg != nil {
 		ev.Reason = string(cmp.Or(msg.Reason, msg.Annotations["reason"]))
 	}
 	if ev.Reason == "" {
-		ev.Reason = tokenValue(ev.Message, "reason/")
+		ev.Reason = cmp.Or(tokenValue(ev.Message, "reason/"), tokenValue(legacyMessage, "reason/"))
 	}
 	if loc != nil {
 		ev.Namespace, ev.Node = string(loc.Keys["namespace"]), string(loc.Keys["node"])
 	}
 	if ev.Namespace == "" && ev.Node == "" {
 		ev.Namespace, ev.Node = locatorTokens(ev.Locator)
+	}
+	if legacyLocator != "" && legacyLocator != ev.Locator && (ev.Namespace == "" || ev.Node == "") {
+		// What the structured form lacks, its legacy twin may say.
+		ns, node := locatorTokens(legacyLocator)
+		ev.Namespace, ev.Node = cmp.Or(ev.Namespace, ns), cmp.Or(ev.Node, node)
 	}
 	return ev, nil
 }

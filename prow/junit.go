@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,7 +29,9 @@ type TestCase struct {
 	// Suite is the name of the innermost <testsuite> around the case; it
 	// may be empty.
 	Suite string
-	// Name is the testcase's name attribute.
+	// Name is the testcase's name attribute. Some writers leave it out
+	// (kettle keeps such a file among its malformed examples); MergeTests
+	// keeps each nameless case as a test of its own.
 	Name string
 	// Status is StatusPass, StatusFail (a <failure> or an <error>) or
 	// StatusSkip (<skipped> and no failure).
@@ -41,6 +44,10 @@ type TestCase struct {
 	// maxCaseMessage bytes are kept.
 	Message string
 }
+
+// ErrNamelessCases reports testcases without a name attribute. ParseJUnit
+// returns them all the same, with an error that counts them.
+var ErrNamelessCases = errors.New("test cases without a name")
 
 // ErrNotJUnit reports a document that is empty or whose root element is
 // neither <testsuites> nor <testsuite>. Crawlers pick JUnit files by name,
@@ -69,7 +76,8 @@ const (
 
 // ParseJUnit reads a JUnit XML document from r and returns its testcases in
 // document order. The root may be <testsuites> or <testsuite>, and suites
-// may nest. r is read as a stream: ANSI escape sequences, control bytes and
+// may nest. r is read as a stream: ANSI escape sequences (and what a writer
+// left of them after replacing their ESC by U+FFFD), control bytes and
 // invalid UTF-8 are cleaned on the way in (see NewANSIStripper), and the
 // document is decoded token by token, so memory grows with the results and
 // not with the file.
@@ -77,7 +85,7 @@ const (
 // On error, the testcases read before the error are returned with it: a
 // truncated upload still yields its first results.
 func ParseJUnit(r io.Reader) ([]TestCase, error) {
-	dec := xml.NewDecoder(NewANSIStripper(newXMLCharReader(r)))
+	dec := xml.NewDecoder(newResidueStripper(newXMLCharReader(r)))
 	dec.Entity = xml.HTMLEntity
 	// The stream is cleaned to UTF-8 before the decoder sees the encoding
 	// declaration, so whatever a file declares it is read as UTF-8.
@@ -89,6 +97,9 @@ func ParseJUnit(r io.Reader) ([]TestCase, error) {
 		if err == io.EOF {
 			if !p.root {
 				return nil, fmt.Errorf("parse junit: no root element: %w", ErrNotJUnit)
+			}
+			if p.nameless > 0 {
+				return p.cases, fmt.Errorf("parse junit: %d %w, each kept as a test of its own", p.nameless, ErrNamelessCases)
 			}
 			return p.cases, nil
 		}
@@ -111,16 +122,17 @@ func ParseJUnit(r io.Reader) ([]TestCase, error) {
 // junitParser holds the state of ParseJUnit between tokens. The decoder
 // checks that elements balance, so end always has a start to match.
 type junitParser struct {
-	cases   []TestCase
-	stack   []junitElem
-	suites  []string // names of the open <testsuite> elements
-	root    bool     // the root element was seen
-	inCase  bool     // cur is an open <testcase>
-	cur     TestCase
-	skipped bool     // cur has a <skipped>
-	parts   []string // failure texts of cur
-	msgAttr string   // message attribute of the open <failure> or <error>
-	body    []byte   // text of the open <failure> or <error>
+	cases    []TestCase
+	nameless int // cases without a name
+	stack    []junitElem
+	suites   []string // names of the open <testsuite> elements
+	root     bool     // the root element was seen
+	inCase   bool     // cur is an open <testcase>
+	cur      TestCase
+	skipped  bool     // cur has a <skipped>
+	parts    []string // failure texts of cur
+	msgAttr  string   // message attribute of the open <failure> or <error>
+	body     []byte   // text of the open <failure> or <error>
 }
 
 func (p *junitParser) start(t xml.StartElement) error {
@@ -143,6 +155,9 @@ func (p *junitParser) start(t xml.StartElement) error {
 		kind = elemCase
 		p.inCase, p.skipped, p.parts = true, false, p.parts[:0]
 		p.cur = TestCase{Name: strings.TrimSpace(attr(t, "name")), Status: StatusPass, Duration: seconds(attr(t, "time"))}
+		if p.cur.Name == "" {
+			p.nameless++
+		}
 		if len(p.suites) > 0 {
 			p.cur.Suite = p.suites[len(p.suites)-1]
 		}
@@ -170,7 +185,9 @@ func (p *junitParser) end() {
 	case elemSuite:
 		p.suites = p.suites[:len(p.suites)-1]
 	case elemFailure:
-		if text := failureText(p.msgAttr, string(p.body)); text != "" {
+		text := failureText(p.msgAttr, string(p.body))
+		// A second <failure> or <error> with a text already kept adds nothing.
+		if text != "" && !slices.ContainsFunc(p.parts, func(s string) bool { return containsText(s, text) }) {
 			p.parts = append(p.parts, text)
 		}
 	case elemCase:
@@ -204,15 +221,26 @@ func seconds(s string) float64 {
 }
 
 // failureText joins a failure's message attribute and body. Many writers
-// put the same text in both (origin puts a coloured copy in the attribute),
-// so a text contained in the other is not repeated.
+// put the same text in both (origin puts a coloured copy in the attribute
+// and the plain text, with a stack trace after it, in the body), so a text
+// contained in the other, whitespace aside, is not repeated.
 func failureText(message, body string) string {
 	message, body = strings.TrimSpace(message), strings.TrimSpace(body)
 	switch {
-	case message == "" || strings.Contains(body, message):
+	case message == "" || containsText(body, message):
 		return body
-	case body == "" || strings.Contains(message, body):
+	case body == "" || containsText(message, body):
 		return message
 	}
 	return message + "\n" + body
+}
+
+// containsText reports whether s contains sub when runs of white space
+// count as one space: an attribute's line breaks arrive as "&#xA;" or, not
+// escaped, as spaces, and the body's as they were written.
+func containsText(s, sub string) bool {
+	if strings.Contains(s, sub) {
+		return true
+	}
+	return strings.Contains(strings.Join(strings.Fields(s), " "), strings.Join(strings.Fields(sub), " "))
 }

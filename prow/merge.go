@@ -2,6 +2,7 @@ package prow
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"unicode/utf8"
 )
@@ -40,10 +41,20 @@ type testTally struct {
 // a flake (origin writes a passing duplicate on purpose for flaky tests), one
 // that only failed is a failure, one that passed at least once is a pass, and
 // one that was only skipped is a skip. Results are sorted by Suite, then Name.
+//
+// A case without a name is a test of its own, never merged with another: it
+// is named "(no name #N)", N counting
+// the nameless cases of its suite in the order given, so that each keeps its
+// status and duration.
 func MergeTests(cases []TestCase) []TestResult {
 	tallies := make(map[testKey]*testTally)
+	nameless := make(map[string]int) // by suite
 	for _, c := range cases {
 		k := testKey{c.Suite, c.Name}
+		if c.Name == "" {
+			nameless[c.Suite]++
+			k.name = fmt.Sprintf("(no name #%d)", nameless[c.Suite])
+		}
 		t := tallies[k]
 		if t == nil {
 			t = &testTally{}
