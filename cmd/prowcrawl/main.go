@@ -68,7 +68,8 @@ Usage:
   prowcrawl rules     [--rules FILE | --check FILE]
   prowcrawl merge     OUT.db IN.db...
   prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
-  prowcrawl status    [--db PATH] [--runs N]
+  prowcrawl search    REGEX [--db PATH] [--cache DIR] [--since T] [--until T] [--job REGEX]... [--files GLOB] [--format table|json]
+  prowcrawl status    [--db PATH] [--runs N] [--cache DIR]
   prowcrawl version
 
 Run 'prowcrawl COMMAND --help' for the flags of a command.
@@ -97,6 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runExport(ctx, rest, stdout, stderr)
 	case "status":
 		return runStatus(ctx, rest, stdout, stderr)
+	case "search":
+		return runSearch(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "prowcrawl %s\n", version)
 		return nil
