@@ -49,16 +49,18 @@ fuzz-short:
 	$(MAKE) fuzz FUZZTIME=20000x
 
 ## deps: dependencies point one way. Only db touches SQL, only crawler
-## touches GCS, the parsers and the classifier do no I/O, and nothing
-## outside tests starts another program.
+## touches GCS, the parsers, the classifier, the statistics and the
+## proposals of new symptoms do no I/O, and nothing outside tests starts
+## another program.
 deps:
 	@set -e; $(GO) list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk ' \
 	  { pkg=$$1; sub(".*/prowcrawl/?", "", pkg); \
 	    for (i = 2; i <= NF; i++) { imp=$$i; \
 	      if ((imp == "database/sql" || imp ~ /^modernc.org\/sqlite/) && pkg != "db") { print pkg " imports " imp " (only db may)"; bad=1 } \
 	      if (imp ~ /^cloud.google.com\/go\/storage/ && pkg != "crawler") { print pkg " imports " imp " (only crawler may)"; bad=1 } \
-	      if ((pkg == "prow" || pkg == "classify") && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(db|crawler)$$/)) { print pkg " imports " imp " (it must do no I/O)"; bad=1 } \
-	      if (pkg == "db" && imp ~ /prowcrawl\/(crawler|classify|analyze)$$/) { print pkg " imports " imp " (db is the bottom layer)"; bad=1 } \
+	      if ((pkg == "prow" || pkg == "classify" || pkg == "stats" || pkg == "suggest") && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(db|crawler|analyze)$$/)) { print pkg " imports " imp " (it must do no I/O)"; bad=1 } \
+	      if (pkg == "artifact" && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(crawler|cache)$$/)) { print pkg " imports " imp " (it must not know where bytes come from)"; bad=1 } \
+	      if (pkg == "db" && imp ~ /prowcrawl\/(crawler|classify|analyze|artifact)$$/) { print pkg " imports " imp " (db is the bottom layer)"; bad=1 } \
 	      if (imp == "os/exec") { print pkg " imports " imp " (prowcrawl runs no other program)"; bad=1 } \
 	    } } END { exit bad }'
 	@echo "dependency rules hold"

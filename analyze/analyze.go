@@ -18,7 +18,10 @@ type Summary struct {
 	// RegressionsBy counts the regressions of each scope (edge, variant,
 	// job): what `report --by SCOPE` shows.
 	RegressionsBy map[string]int
-	Duration      time.Duration
+	// Changes counts the regressions this analysis opened, reopened or
+	// closed (the regressions table, across analyses).
+	Changes  int
+	Duration time.Duration
 }
 
 // dateLabel is how a window's ends are labelled: "2026-11-23..2026-11-30".
@@ -71,7 +74,11 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	if err := store.ReplaceAnalysis(ctx, verdicts, rates); err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	sum := Summary{Symptoms: len(counts.Symptoms), Verdicts: len(verdicts), Duration: time.Since(start), RegressionsBy: make(map[string]int)}
+	changes, err := keepLifecycle(ctx, store, counts, verdicts, w, opts, now)
+	if err != nil {
+		return Summary{}, fmt.Errorf("analyze: %w", err)
+	}
+	sum := Summary{Symptoms: len(counts.Symptoms), Verdicts: len(verdicts), Changes: changes, Duration: time.Since(start), RegressionsBy: make(map[string]int)}
 	for _, v := range verdicts {
 		if v.Verdict == VerdictRegression {
 			sum.Regressions++

@@ -4,7 +4,7 @@
 // or a flake, against the same-shaped edge one release earlier and against
 // the weeks before; and per test and scope, its flake rate.
 //
-// The statistics (Fisher's exact test) and the verdict rules are pure
+// The statistics (Fisher's exact test, in package stats) and the verdict rules are pure
 // functions of counts. The counting is done by SQLite, through package db,
 // which is the only package that speaks SQL; analyze never reads a run row
 // by row.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/stats"
 )
 
 // The verdicts, in the order they are decided.
@@ -124,7 +126,7 @@ func Verdict(s Sample, opts Options) string {
 // one a regression or an improvement is decided on): NaN when either side
 // has no runs, as no test can be made.
 func decide(s Sample, opts Options) (verdict string, p float64) {
-	greater, less := FisherOneSided(s.Hits, s.Runs, s.BasisHits, s.BasisRuns)
+	greater, less := stats.FisherOneSided(s.Hits, s.Runs, s.BasisHits, s.BasisRuns)
 	p = math.NaN()
 	if s.Runs > 0 && s.BasisRuns > 0 {
 		p = greater

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/openshift-eng/prowcrawl/stats"
 )
 
 // verdictCases are planted counts whose verdict is known, each threshold
@@ -52,7 +54,7 @@ func TestVerdict(t *testing.T) {
 	for _, c := range verdictCases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := Verdict(c.s, opts); got != c.want {
-				g, l := FisherOneSided(c.s.Hits, c.s.Runs, c.s.BasisHits, c.s.BasisRuns)
+				g, l := stats.FisherOneSided(c.s.Hits, c.s.Runs, c.s.BasisHits, c.s.BasisRuns)
 				t.Errorf("Verdict(%+v) = %s, want %s (p greater %v, less %v)", c.s, got, c.want, g, l)
 			}
 		})
@@ -115,4 +117,9 @@ func TestOptionsValidate(t *testing.T) {
 			t.Errorf("validate(%+v) = %v, want ErrOptions", opts, err)
 		}
 	}
+}
+
+// closeTo reports whether got is within a relative tol of want.
+func closeTo(got, want, tol float64) bool {
+	return got == want || math.Abs(got-want) <= tol*math.Abs(want)
 }

@@ -30,13 +30,15 @@ type Engine struct {
 // together that is not cached is compiled for its file and dropped.
 const maxPrograms = 256
 
-// NewEngine checks and compiles rules. Rule ids must be unique.
+// NewEngine checks and compiles rules. Rule ids must be unique. Disabled
+// rules are left out.
 func NewEngine(rules []Rule) (*Engine, error) {
 	e := &Engine{rules: make([]Rule, len(rules)), programs: make(map[string]*program)}
 	copy(e.rules, rules)
 	var errs []error
 	seen := make(map[string]bool)
 	var globs []string
+	e.rules = slices.DeleteFunc(e.rules, func(r Rule) bool { return r.Disabled })
 	for i := range e.rules {
 		r := &e.rules[i]
 		name := r.ID
@@ -154,6 +156,10 @@ type Match struct {
 	Excerpt string
 	// At is the time of the evidence when known.
 	At time.Time
+	// LastAt is the time of the latest evidence counted in Hits (the end
+	// of an interval for events), never before At; zero when At is. From
+	// At to LastAt, the run showed the symptom.
+	LastAt time.Time
 }
 
 // file kinds, by name.

@@ -54,7 +54,10 @@ func ParseRules(name string, b []byte) ([]Rule, error) {
 		} else {
 			firstID[r.ID] = p.line(path+".id", n)
 		}
-		_, errs := compileRule(&r)
+		var errs []fieldError
+		if !r.Disabled {
+			_, errs = compileRule(&r)
+		}
 		for _, e := range errs {
 			full := joinPath(path, e.path)
 			if p.reported(joinPath(full, e.field)) {
@@ -299,12 +302,15 @@ func (p *ruleParser) duration(n *yaml.Node, path string) (time.Duration, bool) {
 // rule reads one symptom.
 func (p *ruleParser) rule(n *yaml.Node, path string) (Rule, bool) {
 	nerrs := len(p.errs)
-	f := p.fields(n, path, "id", "title", "description", "bug", "files", "match")
+	f := p.fields(n, path, "id", "title", "description", "bug", "files", "match", "disabled")
 	if f == nil {
 		if len(p.errs) == nerrs {
 			p.errorf(n, path, "empty symptom")
 		}
 		return Rule{}, false
+	}
+	if d := f["disabled"]; d != nil {
+		return p.disabled(f, d, path), len(p.errs) == nerrs
 	}
 	r := Rule{
 		ID:          p.str(f["id"], path+".id"),
@@ -319,6 +325,27 @@ func (p *ruleParser) rule(n *yaml.Node, path string) (Rule, bool) {
 		}
 	}
 	return r, len(p.errs) == nerrs
+}
+
+// disabled reads an entry {id: ID, disabled: true}, which turns a symptom
+// off: it takes no other field, since nothing of it would be used.
+func (p *ruleParser) disabled(f map[string]*yaml.Node, d *yaml.Node, path string) Rule {
+	r := Rule{ID: p.str(f["id"], path+".id"), Disabled: true}
+	if v := p.str(d, path+".disabled"); v != "true" {
+		p.errorf(d, path+".disabled", "bad value %q: want true (to keep a symptom, leave the entry out)", v)
+	}
+	switch {
+	case r.ID == "":
+		p.errorf(d, path, "missing id: a disabled entry names the symptom it turns off")
+	case !idPattern.MatchString(r.ID):
+		p.errorLine(p.line(path+".id", d), path+".id", "id %q must be lower-case letters, digits and dashes, starting with a letter or digit", r.ID)
+	}
+	for _, k := range []string{"title", "description", "bug", "files", "match"} {
+		if f[k] != nil {
+			p.errorLine(p.line(path+"."+k, d), path+"."+k, "a disabled entry takes only id and disabled")
+		}
+	}
+	return r
 }
 
 // matcherKinds are the keys of a match entry.

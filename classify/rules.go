@@ -23,6 +23,10 @@ type Rule struct {
 	Files []string
 	// Match lists the matchers; the symptom is present when any matches.
 	Match []Matcher
+	// Disabled marks a rules-file entry {id: ID, disabled: true}: it has
+	// no files and no matchers, and turns off the rule of that id that it
+	// is merged over (a built-in symptom). An engine skips it.
+	Disabled bool
 }
 
 // Matcher is one entry of a rule's match list. Exactly one field is set.
@@ -99,25 +103,44 @@ const BuiltinSource = "builtin"
 
 // Merge returns base with over applied: a rule of over replaces the rule of
 // base with its id, in its place, and the other rules of over follow base's
-// in their order.
+// in their order. A disabled rule of over removes the rule of its id; one
+// that names no rule of base is dropped (Unknown finds those). The result
+// holds no disabled rule.
 func Merge(base, over []Rule) []Rule {
 	out := make([]Rule, 0, len(base)+len(over))
 	pos := make(map[string]int, len(base))
-	for _, r := range base {
-		if i, ok := pos[r.ID]; ok {
-			out[i] = r
-			continue
+	for _, rules := range [][]Rule{base, over} {
+		for _, r := range rules {
+			if i, ok := pos[r.ID]; ok {
+				out[i] = r
+				continue
+			}
+			pos[r.ID] = len(out)
+			out = append(out, r)
 		}
-		pos[r.ID] = len(out)
-		out = append(out, r)
 	}
-	for _, r := range over {
-		if i, ok := pos[r.ID]; ok {
-			out[i] = r
-			continue
+	kept := out[:0]
+	for _, r := range out {
+		if !r.Disabled {
+			kept = append(kept, r)
 		}
-		pos[r.ID] = len(out)
-		out = append(out, r)
+	}
+	return kept
+}
+
+// Unknown returns the ids of the disabled rules of over that name no rule of
+// base, in their order: an entry that turns off a symptom that does not
+// exist is most likely a typo.
+func Unknown(base, over []Rule) []string {
+	known := make(map[string]bool, len(base))
+	for _, r := range base {
+		known[r.ID] = true
+	}
+	var out []string
+	for _, r := range over {
+		if r.Disabled && !known[r.ID] {
+			out = append(out, r.ID)
+		}
 	}
 	return out
 }

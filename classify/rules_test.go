@@ -256,3 +256,94 @@ func FuzzParseRules(f *testing.F) {
 		}
 	})
 }
+
+func TestParseDisabled(t *testing.T) {
+	doc := `
+symptoms:
+  - {id: etcd-connection-refused, disabled: true}
+  - id: mine
+    title: Mine
+    files: [build-log.txt]
+    match: [{lines: {any: [x]}}]
+`
+	rules, err := ParseRules("r.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 2 || !rules[0].Disabled || rules[0].ID != "etcd-connection-refused" || rules[0].Source != "r.yaml" || rules[1].Disabled {
+		t.Fatalf("parsed %+v", rules)
+	}
+	// A file of nothing but disabled entries is valid too.
+	if rules, err := ParseRules("r.yaml", []byte("symptoms: [{id: upgrade-incomplete, disabled: true}]\n")); err != nil || len(rules) != 1 {
+		t.Fatalf("only a disabled entry: %v %+v", err, rules)
+	}
+
+	bad := []struct{ doc, want string }{
+		{"symptoms:\n  - {id: a, disabled: false}\n", "r.yaml:2: symptoms[0].disabled: bad value \"false\": want true"},
+		{"symptoms:\n  - {id: a, disabled: yes please}\n", "r.yaml:2: symptoms[0].disabled: bad value \"yes please\""},
+		{"symptoms:\n  - {disabled: true}\n", "r.yaml:2: symptoms[0]: missing id"},
+		{"symptoms:\n  - {id: Bad_Id, disabled: true}\n", "r.yaml:2: symptoms[0].id: id \"Bad_Id\" must be lower-case"},
+		{"symptoms:\n  - id: a\n    disabled: true\n    files: [x]\n", "r.yaml:4: symptoms[0].files: a disabled entry takes only id and disabled"},
+		{"symptoms:\n  - {id: a, disabled: true}\n  - {id: a, disabled: true}\n", "r.yaml:3: symptoms[1].id: duplicate id \"a\" (first at line 2)"},
+	}
+	for _, tc := range bad {
+		_, err := ParseRules("r.yaml", []byte(tc.doc))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %s", tc.doc, err, tc.want)
+		}
+	}
+}
+
+func TestMergeDisabled(t *testing.T) {
+	base := Builtin()
+	over, err := ParseRules("off.yaml", []byte("symptoms:\n  - {id: etcd-connection-refused, disabled: true}\n  - {id: no-such-symptom, disabled: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Merge(base, over)
+	if len(got) != len(base)-1 {
+		t.Fatalf("%d rules after disabling one of %d", len(got), len(base))
+	}
+	for _, r := range got {
+		if r.ID == "etcd-connection-refused" || r.ID == "no-such-symptom" || r.Disabled {
+			t.Errorf("merged rules hold %s (disabled %v)", r.ID, r.Disabled)
+		}
+	}
+	if ids := Unknown(base, over); !reflect.DeepEqual(ids, []string{"no-such-symptom"}) {
+		t.Errorf("Unknown = %v", ids)
+	}
+	// A disabled rule given to an engine directly is left out.
+	eng, err := NewEngine(append(Builtin(), over[0]))
+	if err != nil {
+		t.Fatalf("an engine given a disabled entry: %v", err)
+	}
+	for _, r := range eng.Rules() {
+		if r.Disabled {
+			t.Errorf("the engine runs the disabled entry %s", r.ID)
+		}
+	}
+	// The disabled symptom finds nothing: the seed line no longer counts.
+	line := "E0112 20:58:46.230 dial tcp 10.0.61.114:2379: connect: connection refused\n"
+	for _, tc := range []struct {
+		rules []Rule
+		want  int
+	}{{base, 1}, {got, 0}} {
+		eng, err := NewEngine(tc.rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := eng.Begin(RunInfo{})
+		if err := s.File(t.Context(), "build-log.txt", strings.NewReader(line)); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range s.Matches() {
+			if m.Symptom == "etcd-connection-refused" {
+				n++
+			}
+		}
+		if n != tc.want {
+			t.Errorf("%d rules: etcd-connection-refused found %d times, want %d", len(tc.rules), n, tc.want)
+		}
+	}
+}

@@ -74,6 +74,23 @@ type matcherState struct {
 	decided uint64 // serial of the last line the matcher decided on
 	has     bool
 	ev      evidence
+	// earliest and latest are the times of the earliest and the latest
+	// evidence counted, zero while none was dated: how long the run
+	// showed it.
+	earliest, latest time.Time
+}
+
+// seen widens the matcher's span of dated evidence to t (zero: undated).
+func (st *matcherState) seen(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if st.earliest.IsZero() || t.Before(st.earliest) {
+		st.earliest = t
+	}
+	if t.After(st.latest) {
+		st.latest = t
+	}
 }
 
 // evidence is the first thing a matcher found.
@@ -194,6 +211,7 @@ func (s *Scan) Matches() []Match {
 	for _, cr := range s.e.compiled {
 		hits := 0
 		var first *evidence
+		var span matcherState
 		for _, m := range cr.matchers {
 			st := &s.state[m.id]
 			if st.count == 0 || st.count < m.min {
@@ -203,11 +221,21 @@ func (s *Scan) Matches() []Match {
 			if first == nil || st.ev.before(first) {
 				first = &st.ev
 			}
+			span.seen(st.earliest)
+			span.seen(st.latest)
 		}
 		if hits == 0 {
 			continue
 		}
 		m := Match{Symptom: cr.rule.ID, Hits: hits, File: first.rel, Line: first.line, Excerpt: first.excerpt, At: first.at}
+		// LastAt is the latest evidence's time, never before At; unknown
+		// when At is.
+		if !m.At.IsZero() {
+			m.LastAt = m.At
+			if span.latest.After(m.At) {
+				m.LastAt = span.latest
+			}
+		}
 		out = append(out, m)
 	}
 	slices.SortFunc(out, func(a, b Match) int { return cmp.Compare(a.Symptom, b.Symptom) })
@@ -527,14 +555,16 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 		}
 	}
 	st.count++
+	var at time.Time
+	if f.event != nil {
+		at = f.event.From
+		st.seen(f.event.To)
+	} else if t, ok := prow.LineTime(line, s.info.Start); ok {
+		at = s.dated(t)
+	}
+	st.seen(at)
 	if !st.has || f.file < st.ev.file {
-		ev := evidence{file: f.file, rel: f.rel, line: f.lineAt(start), excerpt: excerpt(line)}
-		if f.event != nil {
-			ev.at = f.event.From
-		} else if t, ok := prow.LineTime(line, s.info.Start); ok {
-			ev.at = s.dated(t)
-		}
-		st.has, st.ev = true, ev
+		st.has, st.ev = true, evidence{file: f.file, rel: f.rel, line: f.lineAt(start), excerpt: excerpt(line), at: at}
 	}
 }
 

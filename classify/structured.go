@@ -29,6 +29,8 @@ func (s *Scan) events(ctx context.Context, f *fileState, r io.Reader) error {
 			}
 			st := &s.state[m.id]
 			st.count++
+			st.seen(ev.From)
+			st.seen(ev.To)
 			if !st.has || f.file < st.ev.file {
 				st.has, st.ev = true, evidence{file: f.file, rel: f.rel, line: n, excerpt: excerpt([]byte(text)), at: ev.From}
 			}
@@ -91,6 +93,11 @@ func (s *Scan) disruption(f *fileState, r io.Reader) error {
 				continue
 			}
 			st.count++
+			for _, msg := range e.Messages {
+				if t, ok := prow.LineTime([]byte(msg), s.info.Start); ok {
+					st.seen(s.dated(t))
+				}
+			}
 			if st.has && st.ev.file <= f.file {
 				continue
 			}

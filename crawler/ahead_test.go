@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
+	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
@@ -101,9 +104,20 @@ func gzipped(t testing.TB, s string) []byte {
 	return buf.Bytes()
 }
 
+// readFile reads a whole file of a run.
+func readFile(t testing.TB, f artifact.File) ([]byte, error) {
+	t.Helper()
+	rc, err := f.Open(t.Context())
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
 // TestAheadOpensAtOnce checks that a run's small objects are requested at
-// once, before the first is read, and read back in order with their
-// content (gzip undone) and counts.
+// once, before the first is read, and read back with their content (gzip
+// undone) and counts.
 func TestAheadOpensAtOnce(t *testing.T) {
 	src := newGateSource(t, 4, map[string][]byte{
 		"r/a.json":    []byte(`{"a":1}`),
@@ -113,13 +127,17 @@ func TestAheadOpensAtOnce(t *testing.T) {
 		"r/unread.gz": []byte("never asked for"),
 	})
 	c := testCrawler(src, 8)
-	a := c.openAhead(t.Context(), src.entries("r/a.json", "r/b.xml", "r/c.log.gz", "r/d.json"))
-	defer a.close()
-	var run counter
-	for _, want := range []struct{ name, content string }{
-		{"r/a.json", `{"a":1}`}, {"r/b.xml", `<testsuite/>`}, {"r/c.log.gz", "line one\nline two\n"}, {"r/d.json", `{"d":4}`},
+	var count counter
+	run := c.runOf("r/", src.entries("r/a.json", "r/b.xml", "r/c.log.gz", "r/d.json", "r/unread.gz"), &count)
+	release := run.Ahead.ReadAhead(t.Context(), run.Files[:4])
+	defer release()
+	for i, want := range []struct{ name, content string }{
+		{"a.json", `{"a":1}`}, {"b.xml", `<testsuite/>`}, {"c.log.gz", "line one\nline two\n"}, {"d.json", `{"d":4}`},
 	} {
-		b, err := readAll(t.Context(), a, Entry{Name: want.name}, 1<<20, &run)
+		if run.Files[i].Name() != want.name {
+			t.Fatalf("file %d is %s, want %s", i, run.Files[i].Name(), want.name)
+		}
+		b, err := readFile(t, run.Files[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,75 +148,75 @@ func TestAheadOpensAtOnce(t *testing.T) {
 	if src.peak != 4 {
 		t.Errorf("at most %d objects were requested at once, want 4", src.peak)
 	}
-	if n := run.objects.Load(); n != 4 {
+	if n := count.objects.Load(); n != 4 {
 		t.Errorf("run counted %d objects, want 4", n)
 	}
-	if n, want := run.bytes.Load(), int64(len(`{"a":1}`+`<testsuite/>`+"line one\nline two\n"+`{"d":4}`)); n != want {
+	if n, want := count.bytes.Load(), int64(len(`{"a":1}`+`<testsuite/>`+"line one\nline two\n"+`{"d":4}`)); n != want {
 		t.Errorf("run counted %d bytes, want %d (decompressed)", n, want)
 	}
-	a.close()
-	if !c.ahead.TryAcquire(int64(max(8, 8)) * aheadMaxSize) {
-		t.Error("budget not given back after close")
+	release()
+	if !c.ahead.TryAcquire(16 * aheadMaxSize) {
+		t.Error("budget not given back after release")
 	}
 }
 
-// TestAheadBounds checks the limits of reading ahead: at most a window of
-// objects per run, none larger than aheadMaxSize (those are opened when
-// taken), skipped and untaken objects dropped with their budget returned,
-// and out-of-order requests refused.
+// TestAheadBounds checks the bounds of reading ahead: no object larger
+// than aheadMaxSize (those are opened when taken), none beyond the byte
+// budget (those too), objects never opened dropped with their budget
+// returned, and an object opened twice read again.
 func TestAheadBounds(t *testing.T) {
 	objs := map[string][]byte{"r/big.log": bytes.Repeat([]byte("x"), aheadMaxSize+1)}
 	var names []string
-	for i := range aheadWindow + 4 {
+	for i := range 12 {
 		n := fmt.Sprintf("r/%02d.json", i)
-		objs[n] = []byte(n)
+		objs[n] = bytes.Repeat([]byte{'0' + byte(i%10)}, 100<<10)
 		names = append(names, n)
 	}
-	src := newGateSource(t, aheadWindow, objs)
+	src := newGateSource(t, 8, objs)
 	c := testCrawler(src, 32)
-	plan := src.entries(append([]string{"r/big.log"}, names...)...)
-	a := c.openAhead(t.Context(), plan)
-	// The big log is not read ahead: the window fills with the others.
+	// A budget of eight small objects: the other four are left to stream.
+	c.ahead = semaphore.NewWeighted(8 * 100 << 10)
+	var count counter
+	run := c.runOf("r/", src.entries(append([]string{"r/big.log"}, names...)...), &count)
+	release := run.Ahead.ReadAhead(t.Context(), run.Files)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		src.mu.Lock()
 		n := len(src.opened)
 		src.mu.Unlock()
-		if n >= aheadWindow || time.Now().After(deadline) {
+		if n >= 8 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(time.Millisecond)
 	}
-	time.Sleep(20 * time.Millisecond) // a window overrun would show now
+	time.Sleep(20 * time.Millisecond) // a budget overrun would show now
 	src.mu.Lock()
 	opened := append([]string(nil), src.opened...)
 	src.mu.Unlock()
-	if len(opened) != aheadWindow {
-		t.Fatalf("%d objects read ahead before any was taken, want the window, %d: %v", len(opened), aheadWindow, opened)
+	if len(opened) != 8 {
+		t.Fatalf("%d objects read ahead before any was taken, want the budget's 8: %v", len(opened), opened)
 	}
 	for _, n := range opened {
 		if n == "r/big.log" {
 			t.Fatal("an object over aheadMaxSize was read ahead")
 		}
 	}
-	var run counter
-	b, err := readAll(t.Context(), a, Entry{Name: "r/big.log", Size: aheadMaxSize + 1}, 2<<20, &run)
+	b, err := readFile(t, run.Files[0])
 	if err != nil || len(b) != aheadMaxSize+1 {
 		t.Fatalf("big log: %d bytes, %v", len(b), err)
 	}
-	// Skip to the third small object: the two before are dropped.
-	if b, err := readAll(t.Context(), a, Entry{Name: names[2]}, 1<<10, &run); err != nil || string(b) != names[2] {
-		t.Fatalf("%s: %q, %v", names[2], b, err)
+	// A file read ahead, then the same again, and one beyond the budget.
+	for _, i := range []int{3, 3, 11} {
+		if b, err := readFile(t, run.Files[i]); err != nil || !bytes.Equal(b, objs[names[i-1]]) {
+			t.Fatalf("%s: %d bytes, %v", names[i-1], len(b), err)
+		}
 	}
-	if _, err := a.open(t.Context(), Entry{Name: names[0]}, &run); err == nil || !strings.Contains(err.Error(), "out of order") {
-		t.Fatalf("asking again for a dropped object: %v, want an out-of-order error", err)
+	release()
+	if n := count.objects.Load(); n != 4 {
+		t.Errorf("run counted %d objects, want 4 (dropped ones are not read)", n)
 	}
-	a.close()
-	if n := run.objects.Load(); n != 2 {
-		t.Errorf("run counted %d objects, want 2 (dropped ones are not read)", n)
-	}
-	if !c.ahead.TryAcquire(32 * aheadMaxSize) {
-		t.Error("budget not given back after close")
+	if !c.ahead.TryAcquire(8 * 100 << 10) {
+		t.Error("budget not given back after release")
 	}
 }
 
@@ -214,15 +232,15 @@ func TestAheadErrors(t *testing.T) {
 	c := testCrawler(src, 8)
 	plan := src.entries("r/a.json", "r/b.json", "r/c.json")
 	plan[2].Size = 3 // the listing said 3 bytes; the body has 7
-	a := c.openAhead(t.Context(), plan)
-	defer a.close()
-	if _, err := readAll(t.Context(), a, plan[0], 1<<10, nil); !errors.Is(err, boom) {
+	run := c.runOf("r/", plan, nil)
+	defer run.Ahead.ReadAhead(t.Context(), run.Files)()
+	if _, err := readFile(t, run.Files[0]); !errors.Is(err, boom) {
 		t.Errorf("a.json: %v, want the reset", err)
 	}
-	if b, err := readAll(t.Context(), a, plan[1], 1<<10, nil); err != nil || string(b) != `{"b":2}` {
+	if b, err := readFile(t, run.Files[1]); err != nil || string(b) != `{"b":2}` {
 		t.Errorf("b.json: %q, %v", b, err)
 	}
-	if _, err := readAll(t.Context(), a, plan[2], 1<<10, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, err := readFile(t, run.Files[2]); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("c.json with a wrong listed size: %v, want ErrUnexpectedEOF", err)
 	}
 }

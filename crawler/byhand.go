@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -53,41 +54,23 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, path string) (Find
 	}
 	defer src.Close()
 	c := New(src, nil, Config{Rules: eng})
-	rr := &runReader{}
 	var objs []Entry
 	if only != "" {
 		objs = []Entry{{Name: only, Size: st.Size()}}
 	} else if objs, err = src.List(ctx, Query{}); err != nil {
 		return f, err
 	}
-
-	// What the run's metadata says, when it was downloaded too.
-	run := &db.Run{Result: "pending"}
-	rec := &db.Record{}
-	err = c.readRun(ctx, "", objs, run, rec, rr, nil)
-	if err == nil && run.Result != "pending" {
-		f.Started, f.Result = run.StartedAt, run.Result
-		f.Matches, f.Problems = rec.Symptoms, rr.errs
-		return f, ctx.Err()
-	}
+	var count counter
+	res, err := artifact.Read(ctx, c.runOf("", objs, &count), artifact.Options{
+		Rules: eng, Triage: true, Start: st.ModTime().UTC(), Loose: only != "",
+	})
 	if err != nil && !errors.Is(err, ErrNotExist) {
 		return f, fmt.Errorf("classify %s: %w", path, err)
 	}
-	// No usable run metadata (or a run still going): classify what is there.
-	f.Started = run.StartedAt
-	rr = &runReader{}
-	start := run.StartedAt
-	if start.IsZero() {
-		start = st.ModTime().UTC() // dates year-less log lines
+	f.Started, f.Result = res.Run.StartedAt, res.Run.Result
+	if f.Result == "pending" {
+		f.Result = ""
 	}
-	ss := c.beginScan("", objs, c.classifyFiles("", objs), start)
-	junits := junitFiles("", objs)
-	tests := c.readTests(ctx, junits, rr, ss)
-	var state string
-	if cv, ok := c.readClusterVersion(ctx, "", objs, rr); ok {
-		state = cv.State
-	}
-	f.Matches = c.classify(ctx, ss, junits, tests, state, rr)
-	f.Problems = rr.errs
+	f.Matches, f.Problems = res.Symptoms, res.Errors
 	return f, ctx.Err()
 }

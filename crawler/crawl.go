@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/pool"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -29,8 +31,18 @@ type Config struct {
 	Lookback time.Duration
 	// Refetch reads runs in range again even when they are stored complete.
 	Refetch bool
+	// GiveUpAfter is how many crawls in a row may fail to read a run whole
+	// before the crawler stops reading it again (0 means
+	// DefaultGiveUpAfter). The crawl that gives up counts it among its
+	// errors; later crawls leave it alone, unless RetryGivenUp.
+	GiveUpAfter int
+	// RetryGivenUp reads the runs given up on again.
+	RetryGivenUp bool
 	// Rules classifies each run's failures by symptom; nil skips it.
 	Rules *classify.Engine
+	// Cache, unless nil, keeps every object a run's reading downloads, so
+	// that reclassify and search read it again without the bucket.
+	Cache *cache.Cache
 	// MaxObjectBytes caps what is read of one log (after decompression);
 	// a longer one is matched on its first part and recorded.
 	MaxObjectBytes int64
@@ -63,6 +75,9 @@ type Progress interface {
 	Finish()
 }
 
+// DefaultGiveUpAfter is Config.GiveUpAfter's default.
+const DefaultGiveUpAfter = 3
+
 // Summary is what a crawl did.
 type Summary struct {
 	Jobs     int           // jobs that matched
@@ -70,6 +85,8 @@ type Summary struct {
 	Updated  int           // runs stored again (pending before, refetched, or failed before)
 	Pending  int           // runs stored as still running
 	Errors   int           // runs stored with fetch_status error or partial
+	GivenUp  int           // of those, runs this crawl gave up on (not read again)
+	Problems int           // runs read whole, with an artifact malformed or too large (see run_errors)
 	Skipped  int           // runs read but outside --since/--until
 	Unlisted int           // jobs whose builds could not be listed (listed again next time)
 	Objects  int64         // objects read
@@ -111,6 +128,9 @@ func New(src Source, store *db.DB, cfg Config) *Crawler {
 	}
 	if cfg.Command == "" {
 		cfg.Command = "crawl"
+	}
+	if cfg.GiveUpAfter <= 0 {
+		cfg.GiveUpAfter = DefaultGiveUpAfter
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -170,14 +190,26 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	}
 	switch {
 	case err != nil:
-	case sum.Errors > 0 && sum.Unlisted > 0:
-		err = fmt.Errorf("%w: %d runs recorded with errors and %d jobs not listed, to be read again next time", ErrRunsFailed, sum.Errors, sum.Unlisted)
-	case sum.Errors > 0:
-		err = fmt.Errorf("%w: %d runs recorded with errors, to be read again next time", ErrRunsFailed, sum.Errors)
-	case sum.Unlisted > 0:
-		err = fmt.Errorf("%w: %d jobs could not be listed, to be listed again next time", ErrRunsFailed, sum.Unlisted)
+	case sum.Errors > 0 || sum.Unlisted > 0:
+		err = fmt.Errorf("%w: %s", ErrRunsFailed, c.failures(sum))
 	}
 	return sum, err
+}
+
+// failures says what a crawl could not read and what becomes of it.
+func (c *Crawler) failures(sum Summary) string {
+	var parts []string
+	if again := sum.Errors - sum.GivenUp; again > 0 {
+		parts = append(parts, fmt.Sprintf("%d runs recorded with errors, to be read again next time", again))
+	}
+	if sum.GivenUp > 0 {
+		parts = append(parts, fmt.Sprintf("%d runs given up after %d crawls that could not read them (prowcrawl status lists them; %s --retry-given-up reads them again)",
+			sum.GivenUp, c.cfg.GiveUpAfter, c.cfg.Command))
+	}
+	if sum.Unlisted > 0 {
+		parts = append(parts, fmt.Sprintf("%d jobs could not be listed, to be listed again next time", sum.Unlisted))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // fetchAll discovers the runs to read, reads them with a bounded pool as
@@ -298,6 +330,7 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 			return nil
 		}
 		n++
+		c.attempt(r)
 		c.account(r, sum)
 		if r.rec != nil {
 			recs = append(recs, *r.rec)
@@ -358,6 +391,23 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 	}
 }
 
+// attempt counts the crawls in a row that could not read a run whole, and
+// gives up on it after GiveUpAfter of them.
+func (c *Crawler) attempt(r result) {
+	if r.rec == nil {
+		return
+	}
+	run := &r.rec.Run
+	if run.FetchStatus == "complete" {
+		run.FetchAttempts, run.GivenUpAt = 0, time.Time{}
+		return
+	}
+	run.FetchAttempts = r.task.attempts + 1
+	if run.FetchAttempts >= c.cfg.GiveUpAfter {
+		run.GivenUpAt = c.cfg.Now().UTC()
+	}
+}
+
 func (c *Crawler) account(r result, sum *Summary) {
 	if r.rec == nil {
 		sum.Skipped++
@@ -372,9 +422,17 @@ func (c *Crawler) account(r result, sum *Summary) {
 	if run.Result == "pending" {
 		sum.Pending++
 	}
-	if run.FetchStatus != "complete" {
+	switch {
+	case run.FetchStatus != "complete":
 		sum.Errors++
-		c.log.Warn("run not fully read", "job", run.Job, "build", run.BuildID, "status", run.FetchStatus, "error", run.FetchError)
+		if !run.GivenUpAt.IsZero() {
+			sum.GivenUp++
+		}
+		c.log.Warn("run not fully read", "job", run.Job, "build", run.BuildID, "status", run.FetchStatus, "error", run.FetchError,
+			"attempts", run.FetchAttempts, "given_up", !run.GivenUpAt.IsZero())
+	case len(r.rec.Errors) > 0:
+		sum.Problems++
+		c.log.Info("run read with problems", "job", run.Job, "build", run.BuildID, "object", r.rec.Errors[0].Object, "error", r.rec.Errors[0].Message)
 	}
 }
 

@@ -40,6 +40,7 @@ type task struct {
 	known     bool   // stored before
 	listed    bool   // part of this crawl's listing (moves the cursor)
 	inside    bool   // its id dates it well inside --since/--until
+	attempts  int    // crawls in a row that could not read it whole
 }
 
 // jobPlan is what one job needs read.
@@ -216,10 +217,11 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 			continue
 		}
 		listed = append(listed, id)
-		if known && st.Result != "pending" && st.FetchStatus == "complete" && !c.cfg.Refetch {
+		if known && !c.cfg.Refetch && (st.Result != "pending" && st.FetchStatus == "complete" || st.GivenUp && !c.cfg.RetryGivenUp) {
 			continue
 		}
 		t.job, t.presubmit, t.id, t.known, t.listed = j.name, j.presubmit, id, known, true
+		t.attempts = st.FetchAttempts
 		if !j.presubmit {
 			t.path = strings.TrimSuffix(e.Name, "/")
 		}
@@ -237,7 +239,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 
 	// Runs that were pending or could not be read last time are read again,
 	// wherever the listing started.
-	revisit, err := c.db.Revisit(ctx, bucket, j.name)
+	revisit, err := c.db.Revisit(ctx, bucket, j.name, c.cfg.RetryGivenUp)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +251,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 		if queued[r.BuildID] {
 			continue
 		}
-		plan.tasks = append(plan.tasks, task{job: j.name, presubmit: j.presubmit, id: r.BuildID, path: r.Path, known: true})
+		plan.tasks = append(plan.tasks, task{job: j.name, presubmit: j.presubmit, id: r.BuildID, path: r.Path, known: true, attempts: r.FetchAttempts})
 	}
 	slices.SortFunc(plan.tasks, func(a, b task) int { return cmpInt(a.id, b.id) })
 	return plan, nil

@@ -4,14 +4,15 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
+
+	"github.com/openshift-eng/prowcrawl/artifact"
 )
 
 // ErrTooLarge is returned when an object is larger than the read cap.
-var ErrTooLarge = errors.New("object exceeds the size cap")
+var ErrTooLarge = artifact.ErrTooLarge
 
 // reader opens objects through a Source, undoing gzip that was left on the
 // bytes (a mirror made with `gcloud storage cp` keeps content-encoded
@@ -37,13 +38,8 @@ type counter struct {
 
 // readAll reads a whole object of at most limit bytes after decompression.
 func (r *reader) readAll(ctx context.Context, obj Entry, limit int64, run *counter) ([]byte, error) {
-	return readAll(ctx, r, obj, limit, run)
-}
-
-// readAll reads a whole object of at most limit bytes through op.
-func readAll(ctx context.Context, op opener, obj Entry, limit int64, run *counter) ([]byte, error) {
 	name := obj.Name
-	rc, err := op.open(ctx, obj, run)
+	rc, err := r.open(ctx, obj, run)
 	if err != nil {
 		return nil, err
 	}

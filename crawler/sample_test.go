@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
+	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
@@ -248,7 +249,7 @@ func TestIncrementalCrawl(t *testing.T) {
 			t.Errorf("the first crawl downloaded %s twice", name)
 		}
 		seen[name] = true
-		if isJUnit(name[strings.Index(name, "/artifacts/")+1:]) {
+		if artifact.IsJUnit(name[strings.Index(name, "/artifacts/")+1:]) {
 			junits++
 		}
 	}

@@ -86,14 +86,18 @@ func TestOpenCreatesContractSchema(t *testing.T) {
 		"jobs": {"name", "type", "release", "from_release", "upgrade", "platform", "network", "arch"},
 		"runs": {"job", "build_id", "bucket", "path", "url", "started_at", "finished_at", "result",
 			"release", "from_release", "upgrade", "from_version", "to_version", "upgrade_state",
-			"tag", "from_tag", "pull", "fetch_status", "fetch_error", "objects_read", "bytes_read", "crawled_at"},
+			"tag", "from_tag", "pull", "fetch_status", "fetch_error", "objects_read", "bytes_read", "crawled_at", "fetch_attempts", "given_up_at"},
 		"tests":             {"job", "build_id", "suite", "name", "status", "duration_s", "message"},
 		"symptoms":          {"id", "title", "description", "bug", "source", "active"},
-		"run_symptoms":      {"job", "build_id", "symptom_id", "hits", "file", "line", "excerpt", "at", "rule_hash"},
+		"run_symptoms":      {"job", "build_id", "symptom_id", "hits", "file", "line", "excerpt", "at", "last_at", "rule_hash"},
 		"run_errors":        {"job", "build_id", "object", "kind", "message"},
 		"crawl_cursors":     {"bucket", "job", "build_id", "started_at", "updated_at"},
 		"crawls":            {"id", "started_at", "finished_at", "command", "bucket", "jobs", "new_runs", "updated_runs", "pending", "errors", "objects_read", "bytes_read", "status"},
 		"schema_migrations": {"version", "name", "applied_at"},
+		"run_disruptions":   {"job", "build_id", "file", "backend", "backend_name", "connection", "disrupted_s", "source"},
+		"regressions": {"symptom_id", "scope", "scope_key", "status", "comparison", "opened_at", "reopened_at", "reopened",
+			"closed_at", "last_seen_at", "first_run", "first_run_url", "sample_label", "sample_runs", "sample_hits",
+			"basis_label", "basis_runs", "basis_hits", "p_value"},
 	}
 	for table, want := range tables {
 		t.Run(table, func(t *testing.T) {

@@ -49,7 +49,7 @@ func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
 		}
 	}()
 	cols := make(map[string]string)
-	for _, table := range []string{"jobs", "runs", "tests", "symptoms", "run_symptoms", "run_errors"} {
+	for _, table := range []string{"jobs", "runs", "tests", "symptoms", "run_symptoms", "run_errors", "run_disruptions"} {
 		if cols[table], err = columns(ctx, tx, table); err != nil {
 			return st, fmt.Errorf("merge %s: %w", src, err)
 		}
@@ -73,6 +73,7 @@ func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
 		{what: "old tests", query: `DELETE FROM main.tests WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
 		{what: "old symptoms", query: `DELETE FROM main.run_symptoms WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
 		{what: "old errors", query: `DELETE FROM main.run_errors WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
+		{what: "old disruptions", query: `DELETE FROM main.run_disruptions WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
 		{what: "runs", count: &st.Runs, query: upsertAll("runs", cols["runs"], "job, build_id",
 			"SELECT "+cols["runs"]+" FROM src.runs WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)")},
 		{what: "tests", count: &st.Tests, query: `INSERT INTO main.tests (` + cols["tests"] + `) SELECT ` + cols["tests"] +
@@ -81,6 +82,8 @@ func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
 			` FROM src.run_symptoms WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
 		{what: "run errors", query: `INSERT INTO main.run_errors (` + cols["run_errors"] + `) SELECT ` + cols["run_errors"] +
 			` FROM src.run_errors WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
+		{what: "run disruptions", query: `INSERT INTO main.run_disruptions (` + cols["run_disruptions"] + `) SELECT ` + cols["run_disruptions"] +
+			` FROM src.run_disruptions WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
 		{what: "cursors", query: `INSERT INTO main.crawl_cursors (bucket, job, build_id, started_at, updated_at)
 			SELECT bucket, job, build_id, started_at, updated_at FROM src.crawl_cursors WHERE true
 			ON CONFLICT (bucket, job) DO UPDATE SET

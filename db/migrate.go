@@ -76,9 +76,8 @@ func (d *DB) migrate(ctx context.Context) error {
 	if known := ms[len(ms)-1].version; newest.Int64 > known {
 		return fmt.Errorf("schema version %d is newer than this program knows (%d)", newest.Int64, known)
 	}
-	// Every migration not recorded is applied, not only those above the
-	// newest: migrations are numbered ahead of being written, so one with a
-	// lower number can ship after a higher one.
+	// Each migration not recorded is applied, not only those above the
+	// newest: a database rewound to before one (a test does it) gets it back.
 	applied, err := appliedVersions(ctx, d.db)
 	if err != nil {
 		return err
@@ -92,26 +91,6 @@ func (d *DB) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// appliedVersions are the versions schema_migrations records.
-func appliedVersions(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}) (map[int64]bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out[v] = true
-	}
-	return out, rows.Err()
 }
 
 // apply runs one migration unless another process applied it since migrate
@@ -182,4 +161,24 @@ func NeedsMigration(ctx context.Context, path string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// appliedVersions are the versions recorded in schema_migrations.
+func appliedVersions(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (map[int64]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
 }

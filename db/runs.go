@@ -15,12 +15,16 @@ type RunState struct {
 	Result      string
 	FetchStatus string
 	StartedAt   time.Time
+	// FetchAttempts counts the crawls in a row that could not read it
+	// whole; GivenUp says the crawler stopped trying.
+	FetchAttempts int
+	GivenUp       bool
 }
 
 // RunStates returns every stored run of job in bucket, by build id.
 func (d *DB) RunStates(ctx context.Context, bucket, job string) (map[int64]RunState, error) {
 	rows, err := d.db.QueryContext(ctx,
-		`SELECT build_id, result, fetch_status, started_at FROM runs WHERE bucket = ? AND job = ?`, bucket, job)
+		`SELECT build_id, result, fetch_status, started_at, fetch_attempts, given_up_at IS NOT NULL FROM runs WHERE bucket = ? AND job = ?`, bucket, job)
 	if err != nil {
 		return nil, fmt.Errorf("run states of %s: %w", job, err)
 	}
@@ -29,7 +33,7 @@ func (d *DB) RunStates(ctx context.Context, bucket, job string) (map[int64]RunSt
 	for rows.Next() {
 		var s RunState
 		var started sql.NullString
-		if err := rows.Scan(&s.BuildID, &s.Result, &s.FetchStatus, &started); err != nil {
+		if err := rows.Scan(&s.BuildID, &s.Result, &s.FetchStatus, &started, &s.FetchAttempts, &s.GivenUp); err != nil {
 			return nil, fmt.Errorf("run states of %s: %w", job, err)
 		}
 		if s.StartedAt, err = parseTime(started); err != nil {
@@ -47,11 +51,12 @@ func (d *DB) RunStates(ctx context.Context, bucket, job string) (map[int64]RunSt
 }
 
 // Revisit returns the stored runs of job in bucket that must be fetched
-// again: those still pending and those not fetched completely, oldest first.
-func (d *DB) Revisit(ctx context.Context, bucket, job string) ([]Run, error) {
+// again: those still pending and those not fetched completely, oldest first;
+// those the crawler gave up on only with givenUp.
+func (d *DB) Revisit(ctx context.Context, bucket, job string, givenUp bool) ([]Run, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs
-WHERE bucket = ? AND job = ? AND (result = 'pending' OR fetch_status <> 'complete')
-ORDER BY build_id`, bucket, job)
+WHERE bucket = ? AND job = ? AND (result = 'pending' OR fetch_status <> 'complete') AND (? OR given_up_at IS NULL)
+ORDER BY build_id`, bucket, job, givenUp)
 	if err != nil {
 		return nil, fmt.Errorf("runs to revisit of %s: %w", job, err)
 	}
@@ -76,16 +81,16 @@ ORDER BY build_id`, bucket, job)
 // runColumns are the columns scanRun reads, in its order.
 const runColumns = `job, build_id, bucket, path, url, started_at, finished_at, result,
 	release, from_release, upgrade, from_version, to_version, upgrade_state, tag, from_tag, pull,
-	fetch_status, fetch_error, objects_read, bytes_read, crawled_at`
+	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at`
 
 func scanRun(rows *sql.Rows) (Run, error) {
 	var r Run
 	var started, finished, crawled, release, fromRelease, upgrade, fromVersion, toVersion,
-		upgradeState, tag, fromTag, fetchError sql.NullString
+		upgradeState, tag, fromTag, fetchError, givenUp sql.NullString
 	var pull sql.NullInt64
 	if err := rows.Scan(&r.Job, &r.BuildID, &r.Bucket, &r.Path, &r.URL, &started, &finished, &r.Result,
 		&release, &fromRelease, &upgrade, &fromVersion, &toVersion, &upgradeState, &tag, &fromTag, &pull,
-		&r.FetchStatus, &fetchError, &r.ObjectsRead, &r.BytesRead, &crawled); err != nil {
+		&r.FetchStatus, &fetchError, &r.ObjectsRead, &r.BytesRead, &crawled, &r.FetchAttempts, &givenUp); err != nil {
 		return Run{}, err
 	}
 	r.Release, r.FromRelease, r.Upgrade = release.String, fromRelease.String, upgrade.String
@@ -100,6 +105,9 @@ func scanRun(rows *sql.Rows) (Run, error) {
 		return Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
 	}
 	if r.CrawledAt, err = parseTime(crawled); err != nil {
+		return Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
+	}
+	if r.GivenUpAt, err = parseTime(givenUp); err != nil {
 		return Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
 	}
 	return r, nil

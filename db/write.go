@@ -35,9 +35,14 @@ type Run struct {
 	Pull         int
 	FetchStatus  string // complete, partial or error
 	FetchError   string
-	ObjectsRead  int
-	BytesRead    int64
-	CrawledAt    time.Time // the time of the Write when zero
+	// FetchAttempts counts the crawls in a row that could not read the run
+	// whole (0 when it is complete); GivenUpAt, unless zero, is when the
+	// crawler stopped reading it again.
+	FetchAttempts int
+	GivenUpAt     time.Time
+	ObjectsRead   int
+	BytesRead     int64
+	CrawledAt     time.Time // the time of the Write when zero
 }
 
 // Test is a row of tests: one test case of a run.
@@ -64,6 +69,8 @@ type Record struct {
 	Tests    []Test
 	Errors   []RunError
 	Symptoms []RunSymptom
+	// Disruptions are the run's rows of run_disruptions.
+	Disruptions []RunDisruption
 }
 
 // RunSymptom is a row of run_symptoms: a symptom a run shows, with its first
@@ -74,8 +81,9 @@ type RunSymptom struct {
 	File      string
 	Line      int
 	Excerpt   string
-	At        time.Time
-	RuleHash  string // the version of the rule that found it (classify.Rule.Hash)
+	At        time.Time // the time of the first evidence, zero when unknown
+	LastAt    time.Time // the time of the last evidence, zero when unknown
+	RuleHash  string    // the version of the rule that found it (classify.Rule.Hash)
 }
 
 // Cursor is where the crawl of a job in a bucket stopped: the highest build id
@@ -101,13 +109,14 @@ ON CONFLICT (name) DO UPDATE SET
 	deleteTests    = `DELETE FROM tests WHERE job = ? AND build_id = ?`
 	deleteSymptoms = `DELETE FROM run_symptoms WHERE job = ? AND build_id = ?`
 	deleteErrors   = `DELETE FROM run_errors WHERE job = ? AND build_id = ?`
+	deleteDisrupts = `DELETE FROM run_disruptions WHERE job = ? AND build_id = ?`
 
 	// An upsert, not INSERT OR REPLACE: REPLACE deletes the old row first,
 	// which would cascade to rows of the run that are not ours to drop.
 	upsertRun = `INSERT INTO runs (job, build_id, bucket, path, url, started_at, finished_at, result,
 	release, from_release, upgrade, from_version, to_version, upgrade_state, tag, from_tag, pull,
-	fetch_status, fetch_error, objects_read, bytes_read, crawled_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (job, build_id) DO UPDATE SET
 	bucket = excluded.bucket,
 	path = excluded.path,
@@ -128,7 +137,9 @@ ON CONFLICT (job, build_id) DO UPDATE SET
 	fetch_error = excluded.fetch_error,
 	objects_read = excluded.objects_read,
 	bytes_read = excluded.bytes_read,
-	crawled_at = excluded.crawled_at`
+	crawled_at = excluded.crawled_at,
+	fetch_attempts = excluded.fetch_attempts,
+	given_up_at = excluded.given_up_at`
 
 	// A test listed twice in a run (two JUnit files, a retry) is merged as
 	// the design defines it: failed and passed is a flake; a skip yields to
@@ -145,8 +156,8 @@ ON CONFLICT (job, build_id, suite, name) DO UPDATE SET
 	duration_s = max(coalesce(duration_s, excluded.duration_s), coalesce(excluded.duration_s, duration_s)),
 	message = coalesce(message, excluded.message)`
 
-	insertSymptom = `INSERT INTO run_symptoms (job, build_id, symptom_id, hits, file, line, excerpt, at, rule_hash)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertSymptom = `INSERT INTO run_symptoms (job, build_id, symptom_id, hits, file, line, excerpt, at, last_at, rule_hash)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	insertError = `INSERT INTO run_errors (job, build_id, object, kind, message) VALUES (?, ?, ?, ?, ?)`
 
@@ -225,13 +236,16 @@ func (d *DB) Write(ctx context.Context, recs []Record, cursors []Cursor) (err er
 // writer holds the statements of one Write, prepared once for the batch.
 type writer struct {
 	job, delTests, delSymptoms, delErrors, run, test, runError, symptom, cursorStmt *sql.Stmt
+	delDisruptions, disruption                                                      *sql.Stmt
 }
 
 // writerQueries are the writer's statements, in the order of writerStmts.
-var writerQueries = []string{upsertJob, deleteTests, deleteSymptoms, deleteErrors, upsertRun, insertTest, insertError, insertSymptom, upsertCursor}
+var writerQueries = []string{upsertJob, deleteTests, deleteSymptoms, deleteErrors, upsertRun, insertTest, insertError, insertSymptom, upsertCursor,
+	deleteDisrupts, insertDisruption}
 
 func (w *writer) stmts() []**sql.Stmt {
-	return []**sql.Stmt{&w.job, &w.delTests, &w.delSymptoms, &w.delErrors, &w.run, &w.test, &w.runError, &w.symptom, &w.cursorStmt}
+	return []**sql.Stmt{&w.job, &w.delTests, &w.delSymptoms, &w.delErrors, &w.run, &w.test, &w.runError, &w.symptom, &w.cursorStmt,
+		&w.delDisruptions, &w.disruption}
 }
 
 // prepare compiles the writer's statements once per database, outside any
@@ -263,7 +277,7 @@ func prepareWriter(ctx context.Context, d *DB, tx *sql.Tx) *writer {
 
 func (w *writer) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{w.job, w.delTests, w.delSymptoms, w.delErrors, w.run, w.test, w.runError, w.symptom, w.cursorStmt} {
+	for _, s := range []*sql.Stmt{w.job, w.delTests, w.delSymptoms, w.delErrors, w.run, w.test, w.runError, w.symptom, w.cursorStmt, w.delDisruptions, w.disruption} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -292,7 +306,7 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 		nullString(j.Network), nullString(j.Arch)); err != nil {
 		return fmt.Errorf("job: %w", err)
 	}
-	for _, del := range []*sql.Stmt{w.delTests, w.delSymptoms, w.delErrors} {
+	for _, del := range []*sql.Stmt{w.delTests, w.delSymptoms, w.delErrors, w.delDisruptions} {
 		if _, err := del.ExecContext(ctx, r.Job, r.BuildID); err != nil {
 			return fmt.Errorf("delete old rows: %w", err)
 		}
@@ -303,7 +317,7 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 		nullString(r.FromVersion), nullString(r.ToVersion), nullString(r.UpgradeState),
 		nullString(r.Tag), nullString(r.FromTag), nullInt(r.Pull),
 		r.FetchStatus, nullString(r.FetchError), r.ObjectsRead, r.BytesRead,
-		formatTime(r.CrawledAt)); err != nil {
+		formatTime(r.CrawledAt), r.FetchAttempts, nullTime(r.GivenUpAt)); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	for _, t := range rec.Tests {
@@ -322,13 +336,16 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 			return fmt.Errorf("symptom %s: %w", sy.SymptomID, err)
 		}
 	}
+	if err := w.disruptions(ctx, r.Job, r.BuildID, rec.Disruptions); err != nil {
+		return err
+	}
 	return nil
 }
 
 // symptomArgs are insertSymptom's arguments, in its order.
 func symptomArgs(job string, buildID int64, sy RunSymptom) []any {
 	return []any{job, buildID, sy.SymptomID, sy.Hits, nullString(sy.File),
-		nullInt(sy.Line), nullString(sy.Excerpt), nullTime(sy.At), nullString(sy.RuleHash)}
+		nullInt(sy.Line), nullString(sy.Excerpt), nullTime(sy.At), nullTime(sy.LastAt), nullString(sy.RuleHash)}
 }
 
 func (w *writer) cursor(ctx context.Context, c Cursor, now time.Time) error {

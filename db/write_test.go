@@ -113,7 +113,7 @@ func TestWriteRoundTrip(t *testing.T) {
 		t.Errorf("RunStates\n got %+v\nwant %+v", states, wantStates)
 	}
 
-	revisit, err := d.Revisit(t.Context(), bucket, jobName)
+	revisit, err := d.Revisit(t.Context(), bucket, jobName, false)
 	if err != nil {
 		t.Fatal(err)
 	}

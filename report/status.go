@@ -20,7 +20,14 @@ type Status struct {
 	Runs      []db.RunSymptoms
 	RunsAsked int
 	LastCrawl *db.Crawl
+	// Problems counts the runs not read whole or read with problems;
+	// ProblemRuns lists the first maxProblemRuns of them.
+	Problems    db.ProblemCounts
+	ProblemRuns []db.RunProblem
 }
+
+// maxProblemRuns bounds the runs with problems that status lists.
+const maxProblemRuns = 20
 
 // LoadStatus reads what WriteStatus shows; runs is how many of the newest
 // runs with symptoms to list (none when 0).
@@ -37,6 +44,9 @@ func LoadStatus(ctx context.Context, store *db.DB, runs int) (Status, error) {
 		if s.Runs, err = store.RunsWithSymptoms(ctx, runs); err != nil {
 			return s, err
 		}
+	}
+	if s.Problems, s.ProblemRuns, err = store.RunProblems(ctx, maxProblemRuns); err != nil {
+		return s, err
 	}
 	c, ok, err := store.LastCrawl(ctx)
 	if err != nil {
@@ -81,6 +91,9 @@ func WriteStatus(w io.Writer, s Status) error {
 			return err
 		}
 	}
+	if err := writeProblems(w, s); err != nil {
+		return err
+	}
 	if c := s.LastCrawl; c != nil {
 		if _, err := fmt.Fprintf(w, "\nlast %s of %s: %s at %s, %d new runs, %d updated, %d errors\n",
 			c.Command, c.Bucket, c.Status, c.StartedAt.Format(time.RFC3339), c.NewRuns, c.UpdatedRuns, c.Errors); err != nil {
@@ -108,4 +121,56 @@ func dashed(s string) string {
 		return "-"
 	}
 	return strings.TrimSpace(s)
+}
+
+// writeProblems lists the runs not read whole or read with problems, and
+// how to read again the runs given up on.
+func writeProblems(w io.Writer, s Status) error {
+	p := s.Problems
+	total := p.Unreadable + p.GivenUp + p.Malformed
+	if total == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nRuns with problems: %d not read whole (read again by the next crawl), %d given up, %d read with parse problems:\n",
+		p.Unreadable, p.GivenUp, p.Malformed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STARTED\tJOB\tBUILD\tSTATE\tPROBLEM")
+	for _, r := range s.ProblemRuns {
+		state := r.FetchStatus
+		switch {
+		case !r.GivenUpAt.IsZero():
+			state = fmt.Sprintf("given up (%d crawls)", r.FetchAttempts)
+		case r.FetchStatus != "complete":
+			state = fmt.Sprintf("%s (%d crawls)", r.FetchStatus, r.FetchAttempts)
+		case r.Kind != "":
+			state = r.Kind
+		}
+		problem := r.FetchError
+		if r.Message != "" && (problem == "" || r.FetchStatus == "complete") {
+			problem = r.Message
+		}
+		if r.Errors > 1 {
+			problem = fmt.Sprintf("%s (and %d more)", problem, r.Errors-1)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.Job, r.BuildID, state, oneLine(problem, 160))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if rest := total - len(s.ProblemRuns); rest > 0 {
+		fmt.Fprintf(w, "%d more: sqlite3 DB 'select job, build_id, fetch_status, kind, object, message from runs join run_errors using (job, build_id)'\n", rest)
+	}
+	if p.GivenUp > 0 {
+		fmt.Fprintln(w, "Read the runs given up on again: prowcrawl crawl --retry-given-up")
+	}
+	return nil
+}
+
+// oneLine is s on one line, cut to at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -4,7 +4,7 @@
 // It reads runs from package cache, never from a bucket, and counts the
 // runs package db lists: per job and edge, the share of runs, of failed
 // runs and of passed runs whose cached files have a matching line, with a
-// one-sided Fisher exact test (package analyze's) of whether matching runs
+// one-sided Fisher exact test (package stats') of whether matching runs
 // fail more often than the others. It runs over every core. It neither
 // writes the database nor renders anything: package report does.
 package search

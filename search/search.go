@@ -13,9 +13,9 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
-	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/stats"
 )
 
 // Options says what to search for.
@@ -169,7 +169,7 @@ func Search(ctx context.Context, c *cache.Cache, runs []db.StoredRun, opts Optio
 		}
 	}
 	for _, g := range groups {
-		g.P, _ = analyze.FisherOneSided(g.FailedHits, g.Failed, g.PassedHits, g.Passed)
+		g.P, _ = stats.FisherOneSided(g.FailedHits, g.Failed, g.PassedHits, g.Passed)
 		res.Groups = append(res.Groups, *g)
 	}
 	slices.SortFunc(res.Groups, func(a, b Group) int { return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Edge, b.Edge)) })

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/stats"
 )
 
 const planted = "E1120 08:14:02.118 dial tcp 10.0.61.114:2379: connect: connection refused"
@@ -127,7 +127,7 @@ func TestSearchFindsPlantedLine(t *testing.T) {
 		g0.FailedHits != 8 || g0.PassedHits != 1 || g0.Hits != 9 {
 		t.Errorf("group 0 %+v", g0)
 	}
-	wantP, _ := analyze.FisherOneSided(8, 9, 1, 10)
+	wantP, _ := stats.FisherOneSided(8, 9, 1, 10)
 	if math.Abs(g0.P-wantP) > 1e-12 || g0.P > 0.001 {
 		t.Errorf("p = %g, want %g", g0.P, wantP)
 	}

@@ -151,3 +151,42 @@ func TestRulesCommand(t *testing.T) {
 		t.Errorf("rules --check of a bad file: exit %d, stderr %q; want 2 and the line number", code, stderr.String())
 	}
 }
+
+// TestRulesDisabled: an entry {id: ID, disabled: true} turns a built-in
+// symptom off for rules and crawl; one naming no built-in is refused.
+func TestRulesDisabled(t *testing.T) {
+	dir := t.TempDir()
+	off := filepath.Join(dir, "off.yaml")
+	typo := filepath.Join(dir, "typo.yaml")
+	os.WriteFile(off, []byte("symptoms:\n  - {id: pod-network-cross-node, disabled: true}\n"), 0o644)
+	os.WriteFile(typo, []byte("symptoms:\n  - {id: pod-network-crossnode, disabled: true}\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"rules", "--check", off}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "runs 6 rules") {
+		t.Errorf("rules --check with one built-in disabled: %s", stdout.String())
+	}
+	stdout.Reset()
+	if err := run(t.Context(), []string{"rules", "--rules", off}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stdout.String(), "pod-network-cross-node") {
+		t.Errorf("rules --rules lists the disabled symptom:\n%s", stdout.String())
+	}
+	err := run(t.Context(), []string{"rules", "--check", typo}, &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != 2 || !strings.Contains(stderr.String(), "disables pod-network-crossnode") {
+		t.Errorf("a disabled entry with an unknown id: exit %d, stderr %q", code, stderr.String())
+	}
+
+	dbPath := filepath.Join(dir, "prowcrawl.db")
+	if err := run(t.Context(), []string{"crawl", "--bucket", sampleBucket, "--db", dbPath, "--since", "2019-01-01", "--rules", off}, &stdout, &stderr); err != nil {
+		t.Fatalf("crawl: %v %s", err, stderr.String())
+	}
+	if n := countRows(t, dbPath, `SELECT count(*) FROM run_symptoms WHERE symptom_id = 'pod-network-cross-node'`); n != 0 {
+		t.Errorf("a crawl with the symptom disabled recorded it on %d runs", n)
+	}
+	if n := countRows(t, dbPath, `SELECT count(*) FROM symptoms WHERE active = 1`); n != 6 {
+		t.Errorf("%d active symptoms, want the 6 left on", n)
+	}
+}

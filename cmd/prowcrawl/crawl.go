@@ -21,27 +21,30 @@ import (
 
 // crawlOptions are the flags of crawl and backfill, with their defaults.
 type crawlOptions struct {
-	Bucket      string
-	MirrorOf    string
-	DB          string
-	Jobs        []string
-	Since       string
-	Until       string
-	Lookback    string
-	Concurrency int
-	RunTimeout  time.Duration
-	Presubmits  bool
-	Refetch     bool
-	Rules       string
-	GCSAuth     bool
-	JSONReads   bool
-	Retries     int
-	ReqTimeout  time.Duration
-	Wait        bool
-	Shard       string
-	Shards      int
-	Log         logOptions
-	Analyze     analyzeOptions
+	Bucket       string
+	MirrorOf     string
+	DB           string
+	Jobs         []string
+	Since        string
+	Until        string
+	Lookback     string
+	Concurrency  int
+	RunTimeout   time.Duration
+	Presubmits   bool
+	Refetch      bool
+	GiveUpAfter  int
+	RetryGivenUp bool
+	Rules        string
+	GCSAuth      bool
+	JSONReads    bool
+	Retries      int
+	ReqTimeout   time.Duration
+	Wait         bool
+	Shard        string
+	Shards       int
+	Log          logOptions
+	Analyze      analyzeOptions
+	Cache        cacheOptions
 }
 
 func defaultCrawlOptions() crawlOptions {
@@ -53,6 +56,7 @@ func defaultCrawlOptions() crawlOptions {
 		Lookback:    "14d",
 		Concurrency: 16,
 		RunTimeout:  10 * time.Minute,
+		GiveUpAfter: crawler.DefaultGiveUpAfter,
 		Retries:     crawler.DefaultMaxAttempts - 1,
 		ReqTimeout:  crawler.DefaultRequestTimeout,
 		Log:         logOptions{Format: "text", Level: "warn"},
@@ -80,12 +84,15 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	fs.DurationVar(&o.ReqTimeout, "request-timeout", o.ReqTimeout, "time allowed for one bucket request, retries included: a listing page, opening an object, or a read that delivers nothing")
 	fs.StringVar(&o.Shard, "shard", o.Shard, "crawl only shard i of N of the jobs (i/N, from 0), split by a stable hash of the job name; merge the shards with 'prowcrawl merge'")
 	fs.IntVar(&o.Shards, "shards", o.Shards, "split into N shards and crawl the one named by JOB_COMPLETION_INDEX (as a Kubernetes Indexed Job sets it)")
+	fs.IntVar(&o.GiveUpAfter, "give-up-after", o.GiveUpAfter, "crawls in a row that may fail to read a run whole before it is no longer read again (prowcrawl status lists such runs)")
+	fs.BoolVar(&o.RetryGivenUp, "retry-given-up", o.RetryGivenUp, "read the runs given up on again")
 	fs.BoolVar(&o.Wait, "wait", o.Wait, "when another crawl is writing the database, wait for it to finish instead of failing")
 	if cmd == "backfill" {
 		fs.BoolVar(&o.Refetch, "refetch", o.Refetch, "read runs in the range again even when they are stored complete")
 	}
 	o.Log.addFlags(fs)
 	o.Analyze.addFlags(fs)
+	o.Cache.addFlags(fs, true)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: prowcrawl %s [flags]\n\n", cmd)
 		if cmd == "backfill" {
@@ -145,6 +152,9 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if cfg.Cache, err = o.Cache.open(o.DB); err != nil {
+		return err
+	}
 	sum, err := crawler.New(src, store, cfg).Run(ctx)
 	fmt.Fprintln(stdout, summaryLine(cmd, sum))
 	if errors.Is(err, crawler.ErrAccessDenied) {
@@ -181,7 +191,7 @@ func accessError(err error, auth bool) error {
 // config validates the options and turns them into a crawler.Config.
 func (o crawlOptions) config(cmd string, now time.Time) (crawler.Config, error) {
 	cfg := crawler.Config{Command: cmd, Concurrency: o.Concurrency, RunTimeout: o.RunTimeout,
-		Presubmits: o.Presubmits, Refetch: o.Refetch}
+		Presubmits: o.Presubmits, Refetch: o.Refetch, GiveUpAfter: o.GiveUpAfter, RetryGivenUp: o.RetryGivenUp}
 	for _, j := range o.Jobs {
 		re, err := regexp.Compile(j)
 		if err != nil {
@@ -207,6 +217,9 @@ func (o crawlOptions) config(cmd string, now time.Time) (crawler.Config, error) 
 	}
 	if o.Concurrency < 1 || o.Concurrency > 1024 {
 		return cfg, usagef("--concurrency %d: want 1 to 1024", o.Concurrency)
+	}
+	if o.GiveUpAfter < 1 {
+		return cfg, usagef("--give-up-after %d: want 1 or more crawls", o.GiveUpAfter)
 	}
 	if o.RunTimeout <= 0 {
 		return cfg, usagef("--run-timeout %s: want a positive duration", o.RunTimeout)
@@ -263,9 +276,12 @@ func parseDuration(s string) (time.Duration, error) {
 	return days + d, nil
 }
 
+// summaryLine is the line a crawl ends with. Runs that could not be read
+// whole (read errors, of which some given up on) and runs read whole with a
+// malformed or oversized artifact (parse problems) are counted apart.
 func summaryLine(cmd string, s crawler.Summary) string {
-	return fmt.Sprintf("%s: %d jobs, %d new runs, %d updated, %d pending, %d errors, %d outside the range; %d objects, %s read in %s",
-		cmd, s.Jobs, s.New, s.Updated, s.Pending, s.Errors, s.Skipped, s.Objects, humanBytes(s.Bytes), s.Duration.Round(time.Millisecond))
+	return fmt.Sprintf("%s: %d jobs, %d new runs, %d updated, %d pending, %d read errors (%d given up), %d with parse problems, %d outside the range; %d objects, %s read in %s",
+		cmd, s.Jobs, s.New, s.Updated, s.Pending, s.Errors, s.GivenUp, s.Problems, s.Skipped, s.Objects, humanBytes(s.Bytes), s.Duration.Round(time.Millisecond))
 }
 
 func humanBytes(n int64) string {

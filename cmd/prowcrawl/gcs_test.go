@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +144,80 @@ func TestMirrorIsTheBucket(t *testing.T) {
 	// The default mirror is the default bucket; a bucket mirrors nothing.
 	if err := run(t.Context(), []string{"crawl", "--bucket", "gs://" + bucket, "--mirror-of", "gs://x", "--db", remote}, &stdout, &stderr); exitCode(err, &stderr) != 2 {
 		t.Errorf("--mirror-of with a gs:// --bucket: %v, want a usage error", err)
+	}
+}
+
+// TestProblemsCountedAndGivenUp: a run whose JUnit file the bucket never
+// serves fails the crawls that try it until one gives up on it, which says
+// so; the next crawl exits 0; a run with a JUnit file cut short is counted
+// as a parse problem; status lists both, with the command to retry.
+func TestProblemsCountedAndGivenUp(t *testing.T) {
+	const bucket = "test-platform-results-public"
+	const job = "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade"
+	dir := t.TempDir()
+	write := func(name, body string) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, id := range []string{"2125900000000000001", "2125900000000000002"} {
+		run := "logs/" + job + "/" + id + "/"
+		ts := 1795600000 + i*3600
+		write(run+"started.json", fmt.Sprintf(`{"timestamp":%d}`, ts))
+		write(run+"finished.json", fmt.Sprintf(`{"timestamp":%d,"passed":true,"result":"SUCCESS"}`, ts+3000))
+		write(run+"artifacts/junit_operator.xml", `<testsuite name="operator"><testcase name="Run multi-stage test e2e-aws-ovn-upgrade" time="2999"/></testsuite>`)
+	}
+	write("logs/"+job+"/2125900000000000002/artifacts/junit_operator.xml", `<testsuite name="operator"><testcase name="Run multi-stage`)
+	broken := "logs/" + job + "/2125900000000000001/artifacts/junit_operator.xml"
+	emulate(t, bucket, dir, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.URL.Path, broken) || strings.Contains(r.URL.EscapedPath(), url.PathEscape(broken)) {
+				http.Error(w, "backend error", http.StatusInternalServerError)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	dbPath := filepath.Join(t.TempDir(), "prowcrawl.db")
+	crawl := func() (string, string, int) {
+		var stdout, stderr bytes.Buffer
+		err := run(t.Context(), []string{"crawl", "--bucket", "gs://" + bucket, "--db", dbPath, "--since", "2026-11-01",
+			"--retries", "0", "--give-up-after", "2", "--job", "."}, &stdout, &stderr)
+		code := exitCode(err, &stderr)
+		return stdout.String(), stderr.String(), code
+	}
+	out, _, code := crawl()
+	if code != 1 || !strings.Contains(out, " 1 read errors (0 given up), 1 with parse problems,") {
+		t.Errorf("first crawl: exit %d, %q; want 1, one read error and one parse problem", code, out)
+	}
+	out, errs, code := crawl()
+	if code != 1 || !strings.Contains(out, " 1 read errors (1 given up), 0 with parse problems,") || !strings.Contains(errs, "given up after 2 crawls") || !strings.Contains(errs, "crawl --retry-given-up") {
+		t.Errorf("second crawl: exit %d, %q, %q; want 1 and the run given up, with the command to retry", code, out, errs)
+	}
+	out, _, code = crawl()
+	if code != 0 || !strings.Contains(out, " 0 read errors (0 given up),") {
+		t.Errorf("third crawl: exit %d, %q; want 0: the given-up run is no longer read", code, out)
+	}
+
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"status", "--db", dbPath}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Runs with problems: 0 not read whole (read again by the next crawl), 1 given up, 1 read with parse problems:",
+		"2125900000000000001  given up (2 crawls)",
+		"2125900000000000002  parse",
+		"prowcrawl crawl --retry-given-up",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("status lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if err := run(t.Context(), []string{"status", "--db", dbPath, "stray"}, &stdout, &stderr); exitCode(err, &stderr) != 2 {
+		t.Errorf("status with a stray argument: %v, want a usage error", err)
 	}
 }

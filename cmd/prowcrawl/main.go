@@ -59,7 +59,7 @@ func exitCode(err error, stderr io.Writer) int {
 const usage = `prowcrawl crawls OpenShift CI upgrade-job runs from GCS into SQLite.
 
 Usage:
-  prowcrawl crawl     [--bucket URL] [--mirror-of gs://NAME] [--db PATH] [--job REGEX]... [--since T] [--until T] [--lookback D] [--concurrency N] [--rules FILE]
+  prowcrawl crawl     [--bucket URL] [--mirror-of gs://NAME] [--db PATH] [--job REGEX]... [--since T] [--until T] [--lookback D] [--concurrency N] [--rules FILE] [--cache DIR]
   prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
   prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--min-runs N] [--now T]
   prowcrawl report    [--db PATH] [--by edge|job|variant] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--out FILE]
@@ -68,6 +68,7 @@ Usage:
   prowcrawl rules     [--rules FILE | --check FILE]
   prowcrawl merge     OUT.db IN.db...
   prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
+  prowcrawl reclassify [--rules FILE] [--since T] [--until T] [--job REGEX]... [--fetch]
   prowcrawl search    REGEX [--db PATH] [--cache DIR] [--since T] [--until T] [--job REGEX]... [--files GLOB] [--format table|json]
   prowcrawl status    [--db PATH] [--runs N] [--cache DIR]
   prowcrawl version

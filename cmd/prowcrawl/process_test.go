@@ -357,7 +357,7 @@ func TestProcess(t *testing.T) {
 		}
 		ents, _ := os.ReadDir(dbDir)
 		for _, e := range ents {
-			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm", "x.db.lock"}, e.Name()) {
+			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm", "x.db.lock", defaultCacheName}, e.Name()) {
 				t.Errorf("the crawl wrote %s next to the database", e.Name())
 			}
 		}

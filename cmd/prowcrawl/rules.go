@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
@@ -13,7 +14,8 @@ import (
 )
 
 // loadRules returns the engine for the built-in rules plus, when path is
-// set, a user's rules file that adds symptoms or replaces built-ins by id.
+// set, a user's rules file that adds symptoms, replaces built-ins by id or
+// turns them off ({id: ID, disabled: true}).
 func loadRules(path string) (*classify.Engine, error) {
 	rules := classify.Builtin()
 	if path != "" {
@@ -24,6 +26,9 @@ func loadRules(path string) (*classify.Engine, error) {
 		user, err := classify.ParseRules(path, b)
 		if err != nil {
 			return nil, usagef("rules file %s is not valid:\n%v", path, err)
+		}
+		if ids := classify.Unknown(rules, user); len(ids) > 0 {
+			return nil, usagef("rules file %s disables %s, which no built-in rule is", path, strings.Join(ids, ", "))
 		}
 		rules = classify.Merge(rules, user)
 	}

@@ -1,0 +1,197 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// RunDisruption is a row of run_disruptions: how long one backend of a run
+// could not be reached, according to one file.
+type RunDisruption struct {
+	File        string  // the object the numbers come from
+	Backend     string  // the entry's Name, e.g. kube-api-new-connections
+	BackendName string  // e.g. kube-api; empty when unknown
+	Connection  string  // new, reused or empty
+	Seconds     float64 // NaN when the file gave no duration
+	Source      string  // DisruptionFromFile or DisruptionFromEvents
+}
+
+// The sources of run_disruptions rows.
+const (
+	DisruptionFromFile   = "backend-disruption"
+	DisruptionFromEvents = "events"
+)
+
+const insertDisruption = `INSERT INTO run_disruptions (job, build_id, file, backend, backend_name, connection, disrupted_s, source)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (job, build_id, file, backend) DO UPDATE SET
+	disrupted_s = CASE
+		WHEN disrupted_s IS NULL THEN excluded.disrupted_s
+		WHEN excluded.disrupted_s IS NULL THEN disrupted_s
+		ELSE disrupted_s + excluded.disrupted_s
+	END`
+
+// disruptions stores a run's disruption rows. Two entries of one file with
+// one backend name (a file can repeat a Name under two keys) add up.
+func (w *writer) disruptions(ctx context.Context, job string, build int64, ds []RunDisruption) error {
+	for _, d := range ds {
+		if d.File == "" || d.Backend == "" {
+			return fmt.Errorf("disruption %q of %q: no file or no backend", d.Backend, d.File)
+		}
+		if !math.IsNaN(d.Seconds) && (d.Seconds < 0 || math.IsInf(d.Seconds, 0)) {
+			return fmt.Errorf("disruption %s of %s: %v seconds", d.Backend, d.File, d.Seconds)
+		}
+		switch d.Source {
+		case DisruptionFromFile, DisruptionFromEvents:
+		default:
+			return fmt.Errorf("disruption %s of %s: source %q", d.Backend, d.File, d.Source)
+		}
+		if _, err := w.disruption.ExecContext(ctx, job, build, d.File, d.Backend, nullString(d.BackendName),
+			nullString(d.Connection), nullFloat(d.Seconds), d.Source); err != nil {
+			return fmt.Errorf("disruption %s of %s: %w", d.Backend, d.File, err)
+		}
+	}
+	return nil
+}
+
+// RunDisruptionTotal is one finished run's disruption of one backend, its
+// files summed: what the analysis takes percentiles of.
+type RunDisruptionTotal struct {
+	Backend                       string
+	Job                           string
+	BuildID                       int64
+	Release, FromRelease, Upgrade string // the run's edge; Release empty when unknown
+	StartedAt                     time.Time
+	Seconds                       float64 // NaN when no file of the run gave a duration
+}
+
+// DisruptionTotals calls fn with each finished run's disruption of each
+// backend, backend by backend (in order), in one read transaction.
+func (d *DB) DisruptionTotals(ctx context.Context, fn func(RunDisruptionTotal) error) (err error) {
+	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("disruption totals: %w", err)
+	}
+	defer func() { err = errors.Join(err, rollback(tx)) }()
+	// run_disruptions_backend holds the grouping's order and the seconds;
+	// each run is looked up once by its key.
+	rows, err := tx.QueryContext(ctx, `SELECT d.backend, d.job, d.build_id, coalesce(r.release, ''), coalesce(r.from_release, ''),
+	coalesce(r.upgrade, ''), r.started_at, sum(d.disrupted_s)
+FROM run_disruptions d INDEXED BY run_disruptions_backend
+CROSS JOIN runs r INDEXED BY runs_key ON r.job = d.job AND r.build_id = d.build_id
+WHERE `+countedRun+`
+GROUP BY d.backend, d.job, d.build_id
+ORDER BY d.backend, d.job, d.build_id`)
+	if err != nil {
+		return fmt.Errorf("disruption totals: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t RunDisruptionTotal
+		var started sql.NullString
+		var secs sql.NullFloat64
+		if err := rows.Scan(&t.Backend, &t.Job, &t.BuildID, &t.Release, &t.FromRelease, &t.Upgrade, &started, &secs); err != nil {
+			return fmt.Errorf("disruption totals: %w", err)
+		}
+		if t.StartedAt, err = parseTime(started); err != nil {
+			return fmt.Errorf("disruption totals: %w", err)
+		}
+		t.Seconds = floatOrNaN(secs)
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("disruption totals: %w", err)
+	}
+	return nil
+}
+
+// DisruptionStat is a row of disruption_stats: one backend's disruption in
+// a scope key against its basis, in seconds per run. A statistic of a side
+// without runs is NaN.
+type DisruptionStat struct {
+	Backend, Scope, Key, Comparison string
+	SampleLabel, BasisLabel         string
+	SampleRuns                      int
+	SampleMedian, SampleP95         float64
+	SampleMax                       float64
+	BasisRuns                       int
+	BasisMedian, BasisP95, BasisMax float64
+	P95Delta                        float64 // sample P95 - basis P95
+	Verdict                         string  // DisruptionWorse, DisruptionOK or DisruptionInsufficient
+	ComputedAt                      time.Time
+}
+
+// The verdicts of disruption_stats.
+const (
+	DisruptionWorse        = "worse"
+	DisruptionOK           = "ok"
+	DisruptionInsufficient = "insufficient"
+)
+
+func insertDisruptionStats(ctx context.Context, tx *sql.Tx, stats []DisruptionStat, now string) (err error) {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM disruption_stats`); err != nil {
+		return fmt.Errorf("clear disruption_stats: %w", err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO disruption_stats (backend, scope, scope_key, comparison,
+	sample_label, basis_label, sample_runs, sample_median, sample_p95, sample_max,
+	basis_runs, basis_median, basis_p95, basis_max, p95_delta_s, verdict, computed_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stmt.Close()) }()
+	for _, s := range stats {
+		if _, err := stmt.ExecContext(ctx, s.Backend, s.Scope, s.Key, s.Comparison, s.SampleLabel, s.BasisLabel,
+			s.SampleRuns, nullFloat(s.SampleMedian), nullFloat(s.SampleP95), nullFloat(s.SampleMax),
+			s.BasisRuns, nullFloat(s.BasisMedian), nullFloat(s.BasisP95), nullFloat(s.BasisMax),
+			nullFloat(s.P95Delta), s.Verdict, now); err != nil {
+			return fmt.Errorf("disruption %s %s %q %s: %w", s.Backend, s.Scope, s.Key, s.Comparison, err)
+		}
+	}
+	return nil
+}
+
+// DisruptionStats reads disruption_stats for a scope key (all keys when key
+// is empty) of scope, ordered by key, backend and comparison.
+func (d *DB) DisruptionStats(ctx context.Context, scope, key string) ([]DisruptionStat, error) {
+	q := `SELECT backend, scope, scope_key, comparison, sample_label, basis_label, sample_runs, sample_median, sample_p95, sample_max,
+	basis_runs, basis_median, basis_p95, basis_max, p95_delta_s, verdict, computed_at
+FROM disruption_stats WHERE scope = ?`
+	args := []any{scope}
+	if key != "" {
+		q += ` AND scope_key = ?`
+		args = append(args, key)
+	}
+	rows, err := d.db.QueryContext(ctx, q+` ORDER BY scope_key, backend, comparison`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("disruption stats: %w", err)
+	}
+	defer rows.Close()
+	var out []DisruptionStat
+	for rows.Next() {
+		var s DisruptionStat
+		var sm, sp, sx, bm, bp, bx, delta sql.NullFloat64
+		var at sql.NullString
+		if err := rows.Scan(&s.Backend, &s.Scope, &s.Key, &s.Comparison, &s.SampleLabel, &s.BasisLabel, &s.SampleRuns, &sm, &sp, &sx,
+			&s.BasisRuns, &bm, &bp, &bx, &delta, &s.Verdict, &at); err != nil {
+			return nil, fmt.Errorf("disruption stats: %w", err)
+		}
+		s.SampleMedian, s.SampleP95, s.SampleMax = floatOrNaN(sm), floatOrNaN(sp), floatOrNaN(sx)
+		s.BasisMedian, s.BasisP95, s.BasisMax = floatOrNaN(bm), floatOrNaN(bp), floatOrNaN(bx)
+		s.P95Delta = floatOrNaN(delta)
+		if s.ComputedAt, err = parseTime(at); err != nil {
+			return nil, fmt.Errorf("disruption stats: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("disruption stats: %w", err)
+	}
+	return out, nil
+}
