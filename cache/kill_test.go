@@ -5,8 +5,8 @@ package cache
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
