@@ -19,9 +19,9 @@ const blockSize = 1 << 20
 const maxLine = 64 << 10
 
 // grep calls hit with the number (from 1) and text of every line of r that
-// re matches, until hit returns false. re must be compiled with (?m), so
+// re matches, and where in the line the match starts, until hit returns false. re must be compiled with (?m), so
 // that ^ and $ hold at the ends of every line of a block.
-func grep(r io.Reader, re *regexp.Regexp, hit func(line int, text []byte) bool) error {
+func grep(r io.Reader, re *regexp.Regexp, hit func(line int, text []byte, at int) bool) error {
 	b := buffers.Get().(*buffer)
 	defer buffers.Put(b)
 	br, buf := b.br, b.blk
@@ -69,7 +69,7 @@ var buffers = sync.Pool{New: func() any {
 
 // grepBlock matches the lines of blk, whose first line is number first;
 // false when hit asked to stop.
-func grepBlock(blk []byte, re *regexp.Regexp, first int, hit func(int, []byte) bool) bool {
+func grepBlock(blk []byte, re *regexp.Regexp, first int, hit func(int, []byte, int) bool) bool {
 	pos, counted, line := 0, 0, first
 	for pos < len(blk) {
 		loc := re.FindIndex(blk[pos:])
@@ -89,8 +89,14 @@ func grepBlock(blk []byte, re *regexp.Regexp, first int, hit func(int, []byte) b
 		counted = ls
 		// A match that runs past its line's end counts only if the line
 		// matches on its own.
-		if me <= le || re.Match(blk[ls:le]) {
-			if !hit(line, blk[ls:le]) {
+		switch {
+		case me <= le:
+			if !hit(line, blk[ls:le], ms-ls) {
+				return false
+			}
+		case re.Match(blk[ls:le]):
+			at := re.FindIndex(blk[ls:le])[0]
+			if !hit(line, blk[ls:le], at) {
 				return false
 			}
 		}
@@ -99,16 +105,28 @@ func grepBlock(blk []byte, re *regexp.Regexp, first int, hit func(int, []byte) b
 	return true
 }
 
-// excerpt is a line as reported: without a trailing carriage return, at
-// most limit bytes, valid UTF-8.
-func excerpt(b []byte, limit int) string {
+// excerpt is a line as reported: without a trailing carriage return, valid
+// UTF-8, and at most about limit bytes: a longer line is cut to the part
+// around at (where its match starts), marked with "..." where it was cut.
+func excerpt(b []byte, at, limit int) string {
 	b = bytes.TrimRight(b, "\r")
 	if len(b) > limit {
-		b = b[:limit]
-		// Do not end inside a character.
-		for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.Valid(b[max(0, len(b)-utf8.UTFMax):]); i++ {
-			b = b[:len(b)-1]
+		start := max(0, min(at-limit/4, len(b)-limit))
+		end := start + limit
+		for start > 0 && !utf8.RuneStart(b[start]) {
+			start--
 		}
+		for end < len(b) && !utf8.RuneStart(b[end]) {
+			end--
+		}
+		cut := string(bytes.ToValidUTF8(b[start:end], []byte("\uFFFD")))
+		if start > 0 {
+			cut = "..." + cut
+		}
+		if end < len(b) {
+			cut += "..."
+		}
+		return cut
 	}
 	return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
 }

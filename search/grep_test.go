@@ -14,8 +14,8 @@ func grepAll(t *testing.T, in, pattern string) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	if err := grep(strings.NewReader(in), re, func(n int, text []byte) bool {
-		out = append(out, fmt.Sprintf("%d:%s", n, excerpt(text, 40)))
+	if err := grep(strings.NewReader(in), re, func(n int, text []byte, at int) bool {
+		out = append(out, fmt.Sprintf("%d:%s", n, excerpt(text, 0, 40)))
 		return true
 	}); err != nil {
 		t.Fatal(err)
@@ -35,14 +35,14 @@ func TestGrep(t *testing.T) {
 		pattern string
 		want    string
 	}{
-		{"connection refused", "2:E1120 08:00:02 dial tcp 10.0.0.1:2379: c|6:E1120 08:00:04 connection refused again|7:last line without an end: connection ref"},
+		{"connection refused", "2:E1120 08:00:02 dial tcp 10.0.0.1:2379: c...|6:E1120 08:00:04 connection refused again|7:last line without an end: connection ref..."},
 		// No match across a line end, even where the expression allows it.
-		{`connection\srefused`, "2:E1120 08:00:02 dial tcp 10.0.0.1:2379: c|6:E1120 08:00:04 connection refused again|7:last line without an end: connection ref"},
+		{`connection\srefused`, "2:E1120 08:00:02 dial tcp 10.0.0.1:2379: c...|6:E1120 08:00:04 connection refused again|7:last line without an end: connection ref..."},
 		{`^$`, "3:"},
 		{`^refused`, "5:refused on a new line"},
 		{`ok$`, ""}, // the line ends in \r
 		{`ok\r$`, "1:I1120 08:00:01 ok"},
-		{`2379`, "2:E1120 08:00:02 dial tcp 10.0.0.1:2379: c"},
+		{`2379`, "2:E1120 08:00:02 dial tcp 10.0.0.1:2379: c..."},
 		{`nothing`, ""},
 	}
 	for _, tc := range tests {
@@ -61,7 +61,7 @@ func TestGrepBlocks(t *testing.T) {
 		switch {
 		case i == 30000:
 			b.WriteString("needle at the start of a long line " + strings.Repeat("x", 3*maxLine) + " needle-late\n")
-			want = append(want, fmt.Sprintf("%d:needle at the start of a long line xxxxx", i))
+			want = append(want, fmt.Sprintf("%d:needle at the start of a long line xxxxx...", i))
 		case i%7919 == 0:
 			fmt.Fprintf(&b, "needle %d\n", i)
 			want = append(want, fmt.Sprintf("%d:needle %d", i, i))
@@ -79,10 +79,14 @@ func TestGrepBlocks(t *testing.T) {
 }
 
 func TestExcerpt(t *testing.T) {
-	if got := excerpt([]byte("héllo\r"), 2); got != "h" {
+	if got := excerpt([]byte("héllo\r"), 0, 2); got != "h..." {
 		t.Errorf("cut inside a character: %q", got)
 	}
-	if got := excerpt([]byte("a\xffb"), 10); got != "a\uFFFDb" {
+	if got := excerpt([]byte("a\xffb"), 0, 10); got != "a\uFFFDb" {
 		t.Errorf("invalid UTF-8 kept: %q", got)
+	}
+	long := strings.Repeat("x", 1000) + " needle " + strings.Repeat("y", 1000)
+	if got := excerpt([]byte(long), 1001, 100); !strings.Contains(got, "needle") || len(got) > 106 || !strings.HasPrefix(got, "...") || !strings.HasSuffix(got, "...") {
+		t.Errorf("excerpt of a long line %q", got)
 	}
 }

@@ -27,7 +27,8 @@ type Options struct {
 	Files *regexp.Regexp
 	// MaxLines bounds the lines kept per run (all are counted); 0 means 10.
 	MaxLines int
-	// MaxExcerpt bounds the bytes kept of a line; 0 means 300.
+	// MaxExcerpt bounds the bytes kept of a line, around its match; 0
+	// means 300.
 	MaxExcerpt int
 	// Workers bounds the runs searched at once; 0 means every core.
 	Workers int
@@ -213,10 +214,10 @@ func searchRun(ctx context.Context, c *cache.Cache, sr db.StoredRun, re *regexp.
 		files++
 		bytes += obj.Stored
 		name := dir + obj.Name
-		if err := grep(obj.Content, re, func(line int, text []byte) bool {
+		if err := grep(obj.Content, re, func(line int, text []byte, at int) bool {
 			r.Matches++
 			if len(r.Lines) < opts.MaxLines {
-				r.Lines = append(r.Lines, Line{File: name, Line: line, Text: excerpt(text, opts.MaxExcerpt)})
+				r.Lines = append(r.Lines, Line{File: name, Line: line, Text: excerpt(text, at, opts.MaxExcerpt)})
 			}
 			return true
 		}); err != nil {
