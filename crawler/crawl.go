@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"regexp"
 	"sort"
@@ -66,13 +67,37 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Progress receives the number of runs to read, growing as jobs are
-// listed, and each run finished.
+// Progress hears how far a crawl is: the jobs to list, each job listed
+// with its runs to read, the end of the listing (the total of runs is then
+// final), the runs stored, and every request in flight, so that it can say
+// what a crawl that does not move waits for.
 type Progress interface {
-	Start(total int)
-	Grow(n int)
-	Add(n int)
+	Start()
+	Jobs(n int)
+	JobListed(runs int)
+	ListingDone()
+	Add(runs int)
+	// Wait records a request; the returned function ends it.
+	Wait(what string) (end func())
 	Finish()
+}
+
+// watched tells a Progress of every listing and opening in flight.
+type watched struct {
+	Source
+	p Progress
+}
+
+func (w watched) List(ctx context.Context, q Query) ([]Entry, error) {
+	end := w.p.Wait("the listing of " + q.Prefix)
+	defer end()
+	return w.Source.List(ctx, q)
+}
+
+func (w watched) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	end := w.p.Wait(name)
+	defer end()
+	return w.Source.Open(ctx, name)
 }
 
 // DefaultGiveUpAfter is Config.GiveUpAfter's default.
@@ -135,6 +160,9 @@ func New(src Source, store *db.DB, cfg Config) *Crawler {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Progress != nil {
+		src = watched{Source: src, p: cfg.Progress}
 	}
 	lim := limit(src, cfg.Concurrency)
 	return &Crawler{src: lim, db: store, cfg: cfg, rd: &reader{src: lim}, log: log, ahead: newAheadBudget(cfg.Concurrency)}
@@ -217,7 +245,7 @@ func (c *Crawler) failures(sum Summary) string {
 // batched transactions.
 func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 	if c.cfg.Progress != nil {
-		c.cfg.Progress.Start(0)
+		c.cfg.Progress.Start()
 		defer c.cfg.Progress.Finish()
 	}
 	fctx, cancel := context.WithCancel(ctx)
@@ -245,6 +273,9 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 		for plan := range plans {
 			jobs++
 			runs += len(plan.tasks)
+			if c.cfg.Progress != nil {
+				c.cfg.Progress.JobListed(len(plan.tasks))
+			}
 			select {
 			case msgs <- result{plan: plan}:
 			case <-fctx.Done():
@@ -267,6 +298,9 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 					return nil
 				})
 			}
+		}
+		if c.cfg.Progress != nil {
+			c.cfg.Progress.ListingDone()
 		}
 		c.log.Info("runs to read", "jobs", jobs, "runs", runs)
 		_ = p.Wait() // tasks never return errors: failures are recorded in results
@@ -323,9 +357,6 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 			cursors[p.job] = p.cursor
 			if cur, ok := p.cursor.advance(); ok {
 				moved[p.job] = cur
-			}
-			if c.cfg.Progress != nil {
-				c.cfg.Progress.Grow(len(p.tasks))
 			}
 			return nil
 		}

@@ -155,9 +155,12 @@ type cancelAfter struct {
 	cancel func()
 }
 
-func (c *cancelAfter) Start(int) {}
-func (c *cancelAfter) Grow(int)  {}
-func (c *cancelAfter) Finish()   {}
+func (c *cancelAfter) Start()             {}
+func (c *cancelAfter) Jobs(int)           {}
+func (c *cancelAfter) JobListed(int)      {}
+func (c *cancelAfter) ListingDone()       {}
+func (c *cancelAfter) Wait(string) func() { return func() {} }
+func (c *cancelAfter) Finish()            {}
 func (c *cancelAfter) Add(n int) {
 	c.done += n
 	if c.done >= c.n {

@@ -41,6 +41,9 @@ type task struct {
 	listed    bool   // part of this crawl's listing (moves the cursor)
 	inside    bool   // its id dates it well inside --since/--until
 	attempts  int    // crawls in a row that could not read it whole
+	// since bounds its start: --since, or --lookback on a job's first
+	// incremental crawl (zero when its cursor bounds the listing instead).
+	since time.Time
 }
 
 // jobPlan is what one job needs read.
@@ -69,6 +72,9 @@ func (c *Crawler) discover(ctx context.Context, out chan<- *jobPlan) (planned, u
 		jobs = append(jobs, pre...)
 	}
 	c.log.Info("jobs matched", "jobs", len(jobs))
+	if c.cfg.Progress != nil {
+		c.cfg.Progress.Jobs(len(jobs))
+	}
 	var mu sync.Mutex
 	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError()
 	for _, j := range jobs {
@@ -178,6 +184,12 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 		return nil, listError{fmt.Errorf("list builds of %s: %w", j.name, err)}
 	}
 
+	// Sequential ids encode no time: search for the first run in the window.
+	floor := int64(0)
+	if !j.presubmit && !(incremental && hasCursor) {
+		floor = c.sequentialFloor(ctx, j.prefix, sequentialIDs(ents, j.prefix), since)
+	}
+
 	plan := &jobPlan{job: j.name}
 	var listed []int64
 	seen := make(map[int64]bool)
@@ -203,6 +215,9 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 		if incremental && hasCursor && id <= cur.BuildID {
 			continue // handled by an earlier crawl; stored ones are revisited below
 		}
+		if id < floor {
+			continue // started before the window (see sequentialFloor)
+		}
 		if bt, ok := prow.BuildTime(id); ok {
 			if !since.IsZero() && bt.Before(since.Add(-idMargin)) {
 				continue
@@ -220,7 +235,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 		if known && !c.cfg.Refetch && (st.Result != "pending" && st.FetchStatus == "complete" || st.GivenUp && !c.cfg.RetryGivenUp) {
 			continue
 		}
-		t.job, t.presubmit, t.id, t.known, t.listed = j.name, j.presubmit, id, known, true
+		t.job, t.presubmit, t.id, t.known, t.listed, t.since = j.name, j.presubmit, id, known, true, since
 		t.attempts = st.FetchAttempts
 		if !j.presubmit {
 			t.path = strings.TrimSuffix(e.Name, "/")

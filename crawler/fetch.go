@@ -96,9 +96,10 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 func (c *Crawler) readOptions(t task) artifact.Options {
 	opts := artifact.Options{Rules: c.cfg.Rules, MaxObjectBytes: c.cfg.MaxObjectBytes}
 	// Only a listed run whose id does not date it well inside
-	// --since/--until is checked against them once started.json is read.
+	// --since/--until (or --lookback) is checked against them once
+	// started.json is read.
 	if t.listed && !t.inside {
-		opts.Keep = func(started time.Time) bool { return inWindow(started, c.cfg.Since, c.cfg.Until) }
+		opts.Keep = func(started time.Time) bool { return inWindow(started, t.since, c.cfg.Until) }
 	}
 	return opts
 }

@@ -1,6 +1,9 @@
 // Package progress draws a one-line progress bar for long work on a
-// terminal: items done of total, rate and time left. It knows nothing of
-// what the items are and must not be used when output is not a terminal.
+// terminal, in two phases: while the work is being found (jobs listed of
+// jobs to list, items found so far, shown as a total that still grows),
+// then items done of a known total, with rate and time left. When nothing
+// has moved for a while it says what it waits for. It knows nothing of what
+// the items are and must not be used when output is not a terminal.
 package progress
 
 import (
@@ -11,65 +14,202 @@ import (
 	"time"
 )
 
-// Bar is a progress bar redrawn in place with carriage returns.
+const (
+	// minRedraw bounds how often events redraw the bar.
+	minRedraw = 100 * time.Millisecond
+	// tick redraws the bar while nothing happens, so that elapsed times
+	// and waits show.
+	tick = time.Second
+	// stallAfter is how long nothing may move before the bar says what it
+	// waits for.
+	stallAfter = 3 * time.Second
+)
+
+// Bar is a progress bar redrawn in place with carriage returns. Its methods
+// may be called from any goroutine.
 type Bar struct {
 	w     io.Writer
 	unit  string
 	now   func() time.Time
-	mu    sync.Mutex
-	total int
-	done  int
-	start time.Time
-	drawn time.Time
+	timer bool // redraw every tick while started
+
+	mu        sync.Mutex
+	started   bool
+	listing   bool // the total still grows
+	jobs      int  // jobs to list, once known
+	jobsKnown bool
+	listed    int // jobs listed
+	total     int
+	done      int
+	start     time.Time // of the work
+	moved     time.Time // last event
+	drawn     time.Time
+	waits     map[uint64]wait // requests in flight
+	nextWait  uint64
+	ticker    *time.Timer
+}
+
+type wait struct {
+	what  string
+	since time.Time
+}
+
+// Option configures a Bar.
+type Option func(*Bar)
+
+// WithClock makes the bar read time from now and not redraw on its own
+// (tests drive it with a recorded clock).
+func WithClock(now func() time.Time) Option {
+	return func(b *Bar) { b.now, b.timer = now, false }
 }
 
 // New returns a bar that writes to w and counts items of the named unit.
-func New(w io.Writer, unit string) *Bar {
-	return &Bar{w: w, unit: unit, now: time.Now}
+func New(w io.Writer, unit string, opts ...Option) *Bar {
+	b := &Bar{w: w, unit: unit, now: time.Now, timer: true, waits: make(map[uint64]wait)}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
 }
 
-// Start sets the total and draws the empty bar.
-func (b *Bar) Start(total int) {
+// Start begins the listing phase and draws the bar.
+func (b *Bar) Start() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.total, b.done, b.start = total, 0, b.now()
+	now := b.now()
+	b.started, b.listing, b.start, b.moved = true, true, now, now
+	if b.timer {
+		b.ticker = time.AfterFunc(tick, b.tick)
+	}
 	b.draw(true)
 }
 
-// Grow adds n items to the total, for work whose size is learnt as it goes.
-func (b *Bar) Grow(n int) {
+// Jobs adds n jobs to list.
+func (b *Bar) Jobs(n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.total += n
-	b.draw(false)
+	b.jobs += n
+	b.jobsKnown = true
+	b.event(true)
 }
 
-// Add counts n more items done and redraws at most ten times a second.
+// JobListed counts a job listed, which adds items to the total.
+func (b *Bar) JobListed(items int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.listed++
+	b.total += items
+	b.event(b.listed == b.jobs)
+}
+
+// ListingDone ends the listing phase: from now on the total is final.
+func (b *Bar) ListingDone() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.listing = false
+	b.event(true)
+}
+
+// Add counts n more items done.
 func (b *Bar) Add(n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.done += n
-	b.draw(b.done >= b.total)
+	b.event(!b.listing && b.done >= b.total)
+}
+
+// Wait records a request in flight, named by what (an object listing, a
+// download); the returned function ends it. While nothing moves, the bar
+// names the oldest.
+func (b *Bar) Wait(what string) (end func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := b.nextWait
+	b.nextWait++
+	b.waits[id] = wait{what: what, since: b.now()}
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		delete(b.waits, id)
+	}
 }
 
 // Finish draws the final state and ends the line.
 func (b *Bar) Finish() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.ticker != nil {
+		b.ticker.Stop()
+	}
+	b.started = false
 	b.draw(true)
 	fmt.Fprintln(b.w)
 }
 
+// tick redraws while started, every tick.
+func (b *Bar) tick() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.started {
+		return
+	}
+	b.draw(true)
+	b.ticker.Reset(tick)
+}
+
+func (b *Bar) event(force bool) {
+	b.moved = b.now()
+	b.draw(force)
+}
+
 func (b *Bar) draw(force bool) {
 	now := b.now()
-	if !force && now.Sub(b.drawn) < 100*time.Millisecond {
+	if !force && now.Sub(b.drawn) < minRedraw {
 		return
 	}
 	b.drawn = now
-	fmt.Fprint(b.w, "\r"+Line(b.done, b.total, now.Sub(b.start), b.unit)+"\x1b[K")
+	s := b.line(now)
+	fmt.Fprint(b.w, "\r"+s+"\x1b[K")
 }
 
-// Line renders the bar's text: "[=====>     ] 12/40 runs  3.1 runs/s  ETA 9s".
+// line renders the bar's text at now.
+func (b *Bar) line(now time.Time) string {
+	var s string
+	if b.listing {
+		s = b.listingLine()
+	} else {
+		// Items are done while the listing goes on: the rate counts from
+		// the start.
+		s = Line(b.done, b.total, now.Sub(b.start), b.unit)
+	}
+	if w, ok := b.oldestWait(); ok && now.Sub(b.moved) >= stallAfter && now.Sub(w.since) >= stallAfter {
+		s += fmt.Sprintf("  (waiting %s for %s)", now.Sub(w.since).Round(time.Second), w.what)
+	}
+	return s
+}
+
+// listingLine renders the listing phase: "listing jobs 3/40: 12 of 57+ runs
+// read"; the "+" says that the total still grows.
+func (b *Bar) listingLine() string {
+	if !b.jobsKnown {
+		return "listing jobs..."
+	}
+	return fmt.Sprintf("listing jobs %d/%d: %d of %d+ %s read", b.listed, b.jobs, b.done, b.total, b.unit)
+}
+
+func (b *Bar) oldestWait() (wait, bool) {
+	var oldest wait
+	found := false
+	for _, w := range b.waits {
+		if !found || w.since.Before(oldest.since) || w.since.Equal(oldest.since) && w.what < oldest.what {
+			oldest, found = w, true
+		}
+	}
+	return oldest, found
+}
+
+// Line renders a bar of done of a final total, with the rate and time left
+// over elapsed: "[=====>     ] 12/40 runs  3.1 runs/s  ETA 9s".
 func Line(done, total int, elapsed time.Duration, unit string) string {
 	const width = 24
 	frac := 1.0
@@ -81,14 +221,21 @@ func Line(done, total int, elapsed time.Duration, unit string) string {
 	if fill < width {
 		bar += ">" + strings.Repeat(" ", width-fill-1)
 	}
-	s := fmt.Sprintf("[%s] %d/%d %s", bar, done, total, unit)
-	if secs := elapsed.Seconds(); secs > 0 && done > 0 {
-		rate := float64(done) / secs
-		s += fmt.Sprintf("  %.1f %s/s", rate, unit)
-		if left := total - done; left > 0 {
-			eta := time.Duration(float64(left) / rate * float64(time.Second))
-			s += "  ETA " + eta.Round(time.Second).String()
-		}
+	return fmt.Sprintf("[%s] %d/%d %s", bar, done, total, unit) + rate(done, total-done, elapsed, unit)
+}
+
+// rate renders "  3.1 runs/s  ETA 9s" for done items over elapsed with left
+// to go; nothing before the first item.
+func rate(done, left int, elapsed time.Duration, unit string) string {
+	secs := elapsed.Seconds()
+	if secs <= 0 || done <= 0 {
+		return ""
+	}
+	r := float64(done) / secs
+	s := fmt.Sprintf("  %.1f %s/s", r, unit)
+	if left > 0 {
+		eta := time.Duration(float64(left) / r * float64(time.Second))
+		s += "  ETA " + eta.Round(time.Second).String()
 	}
 	return s
 }
