@@ -139,6 +139,9 @@ func TestReclassifyFromCache(t *testing.T) {
 		t.Fatalf("a damaged entry changed run_symptoms: %s", firstDiff(want, got))
 	}
 	out = runOK(t, "reclassify", "--db", viaCache, "--rules", rules, "--fetch", "--now", "2026-12-01")
+	if !strings.Contains(out, "reclassify --fetch: ") || !strings.Contains(out, "1 updated") {
+		t.Errorf("--fetch summary:\n%s", out)
+	}
 	_, reads := log.reset()
 	if len(reads) == 0 {
 		t.Fatal("--fetch read nothing from the bucket")
@@ -218,6 +221,54 @@ func TestSearchCommand(t *testing.T) {
 			if !strings.HasPrefix(l.File, path+"/artifacts/") || l.Line < 1 || !strings.Contains(l.Text, ":6443: connect: connection refused") {
 				t.Errorf("line %+v", l)
 			}
+		}
+	}
+}
+
+// TestCacheUsageErrors: mistakes with the cache's commands are one
+// sentence and exit status 2.
+func TestCacheUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "prowcrawl.db")
+	runOK(t, "crawl", "--bucket", sampleBucket, "--db", dbPath, "--since", "2026-11-20", "--cache", "")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--db", dbPath}, "search takes one regular expression"},
+		{[]string{"search", "--db", dbPath, "("}, "not a valid regular expression"},
+		{[]string{"search", "--db", dbPath, "x"}, "no artifact cache at " + filepath.Join(dir, defaultCacheName)},
+		{[]string{"search", "--db", dbPath, "--cache", "", "x"}, "give --cache DIR"},
+		{[]string{"search", "--db", dbPath, "--files", "/abs", "x"}, "--files"},
+		{[]string{"search", "--db", dbPath, "--format", "xml", "x"}, "--format"},
+		{[]string{"reclassify", "--db", dbPath}, "no artifact cache at"},
+		{[]string{"reclassify", "--db", dbPath, "--job", "("}, "not a valid regular expression"},
+		{[]string{"crawl", "--db", dbPath, "--cache-size", "lots"}, "--cache-size"},
+		{[]string{"crawl", "--db", dbPath, "--cache-size", "10KiB"}, "at least 1MiB"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), tc.args, &stdout, &stderr)
+			if code := exitCode(err, &stderr); code != 2 {
+				t.Fatalf("exit %d, want 2 (err %v)", code, err)
+			}
+			if got := strings.TrimSpace(stderr.String()); !strings.Contains(got, tc.want) || strings.Count(got, "\n") > 0 {
+				t.Errorf("stderr %q, want one sentence containing %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"": 0, "1048576": 1 << 20, "10GiB": 10 << 30, "20GB": 20e9, "1.5 gib": 3 << 29, "500MiB": 500 << 20, "2m": 2e6} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"x", "-1GiB", "1PB", "10KiB", "1e9"} {
+		if _, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) accepted", in)
 		}
 	}
 }

@@ -47,6 +47,10 @@ func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if concurrency < 1 || concurrency > 1024 {
 		return usagef("--concurrency %d: want 1 to 1024", concurrency)
 	}
+	picked, err := sel.parse(time.Now())
+	if err != nil {
+		return err
+	}
 	logger, err := lo.logger(stderr)
 	if err != nil {
 		return err
@@ -73,7 +77,7 @@ func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	runs, err := sel.runs(ctx, store, time.Now())
+	runs, err := picked.runs(ctx, store)
 	if err != nil {
 		return err
 	}

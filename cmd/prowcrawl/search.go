@@ -27,37 +27,44 @@ func (o *storedRunOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Jobs, "job", o.Jobs, "only jobs matching this regular expression; repeat to add more (default: every stored job)")
 }
 
-// runs lists the stored runs the options select.
-func (o storedRunOptions) runs(ctx context.Context, store *db.DB, now time.Time) ([]db.StoredRun, error) {
-	var f db.RunFilter
+// selection is what storedRunOptions select, checked.
+type selection struct {
+	filter db.RunFilter
+	jobs   []*regexp.Regexp
+}
+
+// parse checks the options.
+func (o storedRunOptions) parse(now time.Time) (selection, error) {
+	var sel selection
 	var err error
-	if f.Since, err = parseTime(o.Since, now); err != nil {
-		return nil, usagef("--since: %v", err)
+	if sel.filter.Since, err = parseTime(o.Since, now); err != nil {
+		return sel, usagef("--since: %v", err)
 	}
-	if f.Until, err = parseTime(o.Until, now); err != nil {
-		return nil, usagef("--until: %v", err)
+	if sel.filter.Until, err = parseTime(o.Until, now); err != nil {
+		return sel, usagef("--until: %v", err)
 	}
-	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
-		return nil, usagef("--since %s is not before --until %s", o.Since, o.Until)
+	if !sel.filter.Since.IsZero() && !sel.filter.Until.IsZero() && !sel.filter.Since.Before(sel.filter.Until) {
+		return sel, usagef("--since %s is not before --until %s", o.Since, o.Until)
 	}
-	var jobs []*regexp.Regexp
 	for _, j := range o.Jobs {
 		re, err := regexp.Compile(j)
 		if err != nil {
-			return nil, usagef("--job %q is not a valid regular expression: %v", j, err)
+			return sel, usagef("--job %q is not a valid regular expression: %v", j, err)
 		}
-		jobs = append(jobs, re)
+		sel.jobs = append(sel.jobs, re)
 	}
-	all, err := store.StoredRuns(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	if len(jobs) == 0 {
-		return all, nil
+	return sel, nil
+}
+
+// runs lists the stored runs selected.
+func (sel selection) runs(ctx context.Context, store *db.DB) ([]db.StoredRun, error) {
+	all, err := store.StoredRuns(ctx, sel.filter)
+	if err != nil || len(sel.jobs) == 0 {
+		return all, err
 	}
 	var out []db.StoredRun
 	for _, r := range all {
-		for _, re := range jobs {
+		for _, re := range sel.jobs {
 			if re.MatchString(r.Job) {
 				out = append(out, r)
 				break
@@ -103,6 +110,10 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if opts.MaxLines < 1 {
 		return usagef("--lines %d: want at least 1", opts.MaxLines)
 	}
+	picked, err := sel.parse(time.Now())
+	if err != nil {
+		return err
+	}
 	if files != "" {
 		re, err := classify.CompileGlob(files)
 		if err != nil {
@@ -119,7 +130,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	runs, err := sel.runs(ctx, store, time.Now())
+	runs, err := picked.runs(ctx, store)
 	if err != nil {
 		return err
 	}
