@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"time"
 
@@ -34,52 +36,112 @@ type windows struct {
 }
 
 // windowsAt ends the sample window at now: the last SampleDays, and before
-// them the BasisDays.
-func windowsAt(now time.Time, opts Options) windows {
+// them the BasisDays; a window is cut at since (the first run a page
+// counts), so that its label says the span its runs can come from.
+func windowsAt(now, since time.Time, opts Options) windows {
 	now = now.UTC()
 	mid := now.AddDate(0, 0, -opts.SampleDays)
 	start := mid.AddDate(0, 0, -opts.BasisDays)
+	label := func(from, to time.Time) string {
+		if !since.IsZero() && from.Before(since) {
+			from = since.UTC()
+		}
+		if !since.IsZero() && to.Before(since) {
+			return "none (before " + since.UTC().Format(dateLabel) + ")"
+		}
+		return from.Format(dateLabel) + ".." + to.Format(dateLabel)
+	}
 	return windows{
 		sample:      db.Window{From: mid, To: now},
 		basis:       db.Window{From: start, To: mid},
-		sampleLabel: mid.Format(dateLabel) + ".." + now.Format(dateLabel),
-		basisLabel:  start.Format(dateLabel) + ".." + mid.Format(dateLabel),
+		sampleLabel: label(mid, now),
+		basisLabel:  label(start, mid),
 	}
+}
+
+// Query bounds what Compute counts: the runs within Bounds (a report's
+// --since, --until and --job), and whether to count the weeks too.
+type Query struct {
+	Bounds db.Bounds
+	Weeks  bool
+}
+
+// Result is a computed analysis: every number a page shows, from one read
+// of the database.
+type Result struct {
+	// Now is the end of the sample window of the time comparison.
+	Now time.Time
+	// SampleWindow and BasisWindow label the time comparison's windows.
+	SampleWindow, BasisWindow string
+	Symptoms                  []string
+	// Verdicts are every comparison's, as symptom_verdicts stores them.
+	Verdicts []db.SymptomVerdict
+	// Rates are each symptom's rate in every scope key with counted or
+	// left-out runs, zero included.
+	Rates []db.SymptomRate
+	// Weekly are each symptom's rates per edge and week (weeks merged while
+	// they hold fewer than MinWeekRuns runs), when Query.Weeks asked.
+	Weekly map[string][]db.WeeklyRate
+}
+
+// MinWeekRuns is how many runs a point of a weekly trend rests on at least:
+// consecutive weeks with fewer are merged into one point, so that a rate of
+// one run in two does not look like a trend.
+const MinWeekRuns = 5
+
+// Compute analyses the runs q bounds without storing anything: the verdicts
+// of every comparison, the rates and (when asked) the weekly trends, all
+// counted from the same runs.
+func Compute(ctx context.Context, store *db.DB, opts Options, q Query) (Result, error) {
+	if err := opts.validate(); err != nil {
+		return Result{}, err
+	}
+	now := opts.Now
+	if now.IsZero() {
+		var err error
+		if now, err = store.NewestRunStartIn(ctx, q.Bounds); err != nil {
+			return Result{}, fmt.Errorf("analyze: %w", err)
+		}
+	}
+	w := windowsAt(now, q.Bounds.Since, opts)
+	counts, err := store.AnalysisCounts(ctx, db.CountOptions{Sample: w.sample, Basis: w.basis, Bounds: q.Bounds, Weeks: q.Weeks})
+	if err != nil {
+		return Result{}, fmt.Errorf("analyze: %w", err)
+	}
+	s := sumScopes(counts)
+	r := Result{Now: now, SampleWindow: w.sampleLabel, BasisWindow: w.basisLabel, Symptoms: counts.Symptoms}
+	r.Verdicts = symptomVerdicts(counts.Symptoms, s, w, q.Bounds, opts)
+	r.Rates = symptomRates(counts.Symptoms, s)
+	if q.Weeks {
+		r.Weekly = weeklyRates(counts)
+	}
+	return r, nil
 }
 
 // Run recomputes the whole analysis and replaces the old one in one
 // transaction: for every active symptom, its verdict in every edge and
 // variant against the same-shaped one a release earlier, and in every job,
-// edge and variant over the last SampleDays against the BasisDays before;
-// and the flake rate of every test in every job, edge and variant.
+// presubmit, edge and variant over the last SampleDays against the
+// BasisDays before; and the flake rate of every test in every scope key.
 func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	start := time.Now()
 	if err := opts.validate(); err != nil {
 		return Summary{}, err
 	}
-	now := opts.Now
-	if now.IsZero() {
-		var err error
-		if now, err = store.NewestRunStart(ctx); err != nil {
-			return Summary{}, fmt.Errorf("analyze: %w", err)
-		}
+	all, err := computeAll(ctx, store, opts)
+	if err != nil {
+		return Summary{}, err
 	}
-	w := windowsAt(now, opts)
-	counts, err := store.AnalysisCounts(ctx, w.sample, w.basis)
+	res := all.res
+	if err := store.ReplaceAnalysis(ctx, res.Verdicts, all.flakes); err != nil {
+		return Summary{}, fmt.Errorf("analyze: %w", err)
+	}
+	changes, err := keepLifecycle(ctx, store, all.counts, res.Verdicts, all.w, opts, all.now)
 	if err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	verdicts := symptomVerdicts(counts, w, opts)
-	rates := flakeRates(counts)
-	if err := store.ReplaceAnalysis(ctx, verdicts, rates); err != nil {
-		return Summary{}, fmt.Errorf("analyze: %w", err)
-	}
-	changes, err := keepLifecycle(ctx, store, counts, verdicts, w, opts, now)
-	if err != nil {
-		return Summary{}, fmt.Errorf("analyze: %w", err)
-	}
-	sum := Summary{Symptoms: len(counts.Symptoms), Verdicts: len(verdicts), Changes: changes, Duration: time.Since(start), RegressionsBy: make(map[string]int)}
-	for _, v := range verdicts {
+	sum := Summary{Symptoms: len(res.Symptoms), Verdicts: len(res.Verdicts), Changes: changes, Duration: time.Since(start), RegressionsBy: make(map[string]int)}
+	for _, v := range res.Verdicts {
 		if v.Verdict == VerdictRegression {
 			sum.Regressions++
 			sum.RegressionsBy[v.Scope]++
@@ -88,29 +150,108 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	return sum, nil
 }
 
+// whole is an analysis of every run, with what the regression lifecycle
+// needs of it.
+type whole struct {
+	res    Result
+	flakes []db.TestFlakeRate
+	counts db.AnalysisCounts
+	w      windows
+	now    time.Time
+}
+
+// computeAll is Compute over every run, with the tests' flake rates.
+func computeAll(ctx context.Context, store *db.DB, opts Options) (whole, error) {
+	now := opts.Now
+	if now.IsZero() {
+		var err error
+		if now, err = store.NewestRunStart(ctx); err != nil {
+			return whole{}, fmt.Errorf("analyze: %w", err)
+		}
+	}
+	w := windowsAt(now, time.Time{}, opts)
+	counts, err := store.AnalysisCounts(ctx, db.CountOptions{Sample: w.sample, Basis: w.basis, Tests: true})
+	if err != nil {
+		return whole{}, fmt.Errorf("analyze: %w", err)
+	}
+	s := sumScopes(counts)
+	res := Result{Now: now, SampleWindow: w.sampleLabel, BasisWindow: w.basisLabel, Symptoms: counts.Symptoms,
+		Verdicts: symptomVerdicts(counts.Symptoms, s, w, db.Bounds{}, opts)}
+	return whole{res: res, flakes: flakeRates(counts), counts: counts, w: w, now: now}, nil
+}
+
 // scopeKey names a scope key: ("edge", "4.13->4.14 minor").
 type scopeKey struct{ scope, key string }
 
 // tally counts finished runs, or those showing a symptom: over all time, in
-// the sample window and in the basis window.
-type tally struct{ all, sample, basis int }
-
-func (t *tally) add(all, sample, basis int) {
-	t.all += all
-	t.sample += sample
-	t.basis += basis
+// the sample window and in the basis window; how many of them failed; the
+// runs left out because their upgrade never began; the first and last
+// start; and (for hits) which jobs they are of.
+type tally struct {
+	all, sample, basis, failed     int
+	leftOut, sampleLeft, basisLeft int
+	first, last                    time.Time
+	jobs                           map[string]bool
 }
 
-// keysOf are the scope keys a job's runs on an edge count in: the job, and
-// when the release is known, the edge and the variant.
-func keysOf(job, rel, from, kind string, attrs db.Variant) []scopeKey {
-	keys := []scopeKey{{db.ScopeJob, job}}
-	if rel == "" {
-		return keys
+func (t *tally) addRuns(g db.RunGroup) {
+	t.all += g.Runs
+	t.sample += g.Sample
+	t.basis += g.Basis
+	t.failed += g.Failed
+	t.leftOut += g.LeftOut
+	t.sampleLeft += g.SampleLeftOut
+	t.basisLeft += g.BasisLeftOut
+	if !g.First.IsZero() && (t.first.IsZero() || g.First.Before(t.first)) {
+		t.first = g.First
 	}
-	v := attrs
-	v.Edge = db.Edge{From: from, To: rel, Kind: kind}
-	return append(keys, scopeKey{db.ScopeEdge, v.Edge.String()}, scopeKey{db.ScopeVariant, v.String()})
+	if g.Last.After(t.last) {
+		t.last = g.Last
+	}
+}
+
+func (t *tally) addHits(g db.SymptomGroup) {
+	t.all += g.Runs
+	t.sample += g.Sample
+	t.basis += g.Basis
+	t.failed += g.Failed
+	if t.jobs == nil {
+		t.jobs = map[string]bool{}
+	}
+	t.jobs[g.Job] = true
+}
+
+// keysOf are the scope keys a job's runs on an edge count in: a presubmit
+// job's only in its presubmit scope; another job's in the job scope, and
+// when the release is known, in the edge and the variant (RunKeys, the one
+// definition of those keys).
+func keysOfJob(j db.Job, rel, from, kind string) ([]scopeKey, db.Variant) {
+	if j.Type == db.TypePresubmit {
+		return []scopeKey{{db.ScopePresubmit, j.Name}}, db.Variant{}
+	}
+	keys := []scopeKey{{db.ScopeJob, j.Name}}
+	edge, variant := db.RunKeys(j, rel, from, kind)
+	if edge.String() == "" {
+		return keys, variant
+	}
+	return append(keys, scopeKey{db.ScopeEdge, edge.String()}, scopeKey{db.ScopeVariant, variant.String()}), variant
+}
+
+// keysOf is keysOfJob of the job named job whose row is j (j.Name may be
+// empty).
+func keysOf(job, rel, from, kind string, j db.Job) []scopeKey {
+	j.Name = job
+	keys, _ := keysOfJob(j, rel, from, kind)
+	return keys
+}
+
+// jobAttrs are the jobs rows of the counts' jobs.
+func jobAttrs(c db.AnalysisCounts) map[string]db.Job {
+	jobs := make(map[string]db.Job, len(c.Runs))
+	for _, g := range c.Runs {
+		jobs[g.Job] = g.JobRow()
+	}
+	return jobs
 }
 
 // scopeCounts are the counts of every scope key, summed from the groups by
@@ -122,25 +263,30 @@ type scopeCounts struct {
 	// key's basis.
 	edges map[scopeKey]db.Variant
 	known []release // every release seen, for the release before an X.0
+	// jobs are the jobs rows of the groups' jobs.
+	jobs map[string]db.Job
 }
 
 func sumScopes(c db.AnalysisCounts) scopeCounts {
-	s := scopeCounts{runs: map[scopeKey]*tally{}, hits: map[string]map[scopeKey]*tally{}, edges: map[scopeKey]db.Variant{}}
-	jobs := jobAttrs(c)
+	s := scopeCounts{runs: map[scopeKey]*tally{}, hits: map[string]map[scopeKey]*tally{}, edges: map[scopeKey]db.Variant{},
+		jobs: map[string]db.Job{}}
 	seen := map[release]bool{}
 	for _, g := range c.Runs {
-		attrs := jobs[g.Job]
-		for _, k := range keysOf(g.Job, g.Release, g.FromRelease, g.Upgrade, attrs) {
+		j := g.JobRow()
+		s.jobs[g.Job] = j
+		keys, variant := keysOfJob(j, g.Release, g.FromRelease, g.Upgrade)
+		for _, k := range keys {
 			t := s.runs[k]
 			if t == nil {
 				t = &tally{}
 				s.runs[k] = t
 			}
-			t.add(g.Runs, g.Sample, g.Basis)
-			if k.scope != db.ScopeJob {
-				v := attrs
-				v.Edge = db.Edge{From: g.FromRelease, To: g.Release, Kind: g.Upgrade}
-				s.edges[k] = v
+			t.addRuns(g)
+			switch k.scope {
+			case db.ScopeEdge:
+				s.edges[k] = db.Variant{Edge: variant.Edge}
+			case db.ScopeVariant:
+				s.edges[k] = variant
 			}
 		}
 		for _, r := range []string{g.Release, g.FromRelease} {
@@ -156,13 +302,18 @@ func sumScopes(c db.AnalysisCounts) scopeCounts {
 			bySymptom = map[scopeKey]*tally{}
 			s.hits[g.Symptom] = bySymptom
 		}
-		for _, k := range keysOf(g.Job, g.Release, g.FromRelease, g.Upgrade, jobs[g.Job]) {
+		j, ok := s.jobs[g.Job]
+		if !ok {
+			continue // a job with no counted run cannot have a counted hit
+		}
+		keys, _ := keysOfJob(j, g.Release, g.FromRelease, g.Upgrade)
+		for _, k := range keys {
 			t := bySymptom[k]
 			if t == nil {
 				t = &tally{}
 				bySymptom[k] = t
 			}
-			t.add(g.Runs, g.Sample, g.Basis)
+			t.addHits(g)
 		}
 	}
 	return s
@@ -195,13 +346,8 @@ func get(m map[scopeKey]*tally, k scopeKey) tally {
 	return tally{}
 }
 
-// symptomVerdicts decides every verdict: for each active symptom, each edge
-// and variant with finished runs against its previous release (written even
-// when that has no runs, so that the reader sees why it is insufficient),
-// and each job, edge and variant with finished runs in the sample window
-// against the basis window.
-func symptomVerdicts(c db.AnalysisCounts, w windows, opts Options) []db.SymptomVerdict {
-	s := sumScopes(c)
+// sortedKeys are the keys of s.runs in order.
+func (s scopeCounts) sortedKeys() []scopeKey {
 	keys := make([]scopeKey, 0, len(s.runs))
 	for k := range s.runs {
 		keys = append(keys, k)
@@ -209,20 +355,45 @@ func symptomVerdicts(c db.AnalysisCounts, w windows, opts Options) []db.SymptomV
 	slices.SortFunc(keys, func(a, b scopeKey) int {
 		return cmp.Or(cmp.Compare(a.scope, b.scope), cmp.Compare(a.key, b.key))
 	})
+	return keys
+}
+
+// symptomVerdicts decides every verdict: for each active symptom, each edge
+// and variant with counted runs against its previous release (written even
+// when that has no runs, so that the reader sees why it is insufficient),
+// and each key with counted runs in the sample window against the basis
+// window.
+func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, opts Options) []db.SymptomVerdict {
+	keys := s.sortedKeys()
+	clip := func(t time.Time) time.Time {
+		if !b.Since.IsZero() && t.Before(b.Since) {
+			return b.Since.UTC()
+		}
+		return t
+	}
 	var out []db.SymptomVerdict
-	for _, symptom := range c.Symptoms {
+	for _, symptom := range symptoms {
 		hits := s.hits[symptom]
 		for _, k := range keys {
 			runs := get(s.runs, k)
 			if bk, ok := s.basisOf(k); ok && runs.all > 0 {
-				sample := Sample{Runs: runs.all, Hits: get(hits, k).all,
-					BasisRuns: get(s.runs, bk).all, BasisHits: get(hits, bk).all}
-				out = append(out, verdictRow(symptom, k, db.CompareRelease, k.key, bk.key, sample, opts))
+				basis := get(s.runs, bk)
+				sample := Sample{Runs: runs.all, Hits: get(hits, k).all, BasisRuns: basis.all, BasisHits: get(hits, bk).all}
+				v := verdictRow(symptom, k, db.CompareRelease, k.key, bk.key, sample, opts)
+				v.SampleFrom, v.SampleTo, v.BasisFrom, v.BasisTo = runs.first, runs.last, basis.first, basis.last
+				v.SampleLeftOut, v.BasisLeftOut = runs.leftOut, basis.leftOut
+				out = append(out, v)
 			}
 			if runs.sample > 0 {
 				sample := Sample{Runs: runs.sample, Hits: get(hits, k).sample,
 					BasisRuns: runs.basis, BasisHits: get(hits, k).basis}
-				out = append(out, verdictRow(symptom, k, db.CompareWindow, w.sampleLabel, w.basisLabel, sample, opts))
+				v := verdictRow(symptom, k, db.CompareWindow, w.sampleLabel, w.basisLabel, sample, opts)
+				v.SampleFrom, v.SampleTo = clip(w.sample.From), w.sample.To
+				if w.basis.To.After(clip(w.basis.From)) {
+					v.BasisFrom, v.BasisTo = clip(w.basis.From), w.basis.To
+				}
+				v.SampleLeftOut, v.BasisLeftOut = runs.sampleLeft, runs.basisLeft
+				out = append(out, v)
 			}
 		}
 	}
@@ -239,16 +410,153 @@ func verdictRow(symptom string, k scopeKey, comparison, sampleLabel, basisLabel 
 	}
 }
 
+// symptomRates are each symptom's rate in every scope key, zero included.
+func symptomRates(symptoms []string, s scopeCounts) []db.SymptomRate {
+	keys := s.sortedKeys()
+	var out []db.SymptomRate
+	for _, symptom := range symptoms {
+		for _, k := range keys {
+			runs, hits := get(s.runs, k), get(s.hits[symptom], k)
+			r := db.SymptomRate{Symptom: symptom, Scope: k.scope, Key: k.key, FinishedRuns: runs.all,
+				RunsWith: hits.all, FailedWith: hits.failed, PassedWith: hits.all - hits.failed,
+				FailedRuns: runs.failed, LeftOut: runs.leftOut, First: runs.first, Last: runs.last,
+				Jobs: len(hits.jobs), Rate: math.NaN(), ShareOfFailures: math.NaN()}
+			if len(hits.jobs) == 1 {
+				for j := range hits.jobs {
+					r.OnlyJob = j
+				}
+			}
+			if runs.all > 0 {
+				r.Rate = float64(hits.all) / float64(runs.all)
+			}
+			if runs.failed > 0 {
+				r.ShareOfFailures = float64(hits.failed) / float64(runs.failed)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// weeklyRates are each symptom's rate per edge and week, consecutive weeks
+// with fewer than MinWeekRuns runs merged into one point.
+func weeklyRates(c db.AnalysisCounts) map[string][]db.WeeklyRate {
+	jobs := map[string]db.Job{}
+	for _, g := range c.Runs {
+		jobs[g.Job] = g.JobRow()
+	}
+	type weekKey struct{ edge, week string }
+	type week struct {
+		monday time.Time
+		runs   int
+		hits   map[string]int
+	}
+	weeks := map[weekKey]*week{}
+	for _, g := range c.Weeks {
+		j, ok := jobs[g.Job]
+		if !ok || j.Type == db.TypePresubmit {
+			continue
+		}
+		edge, _ := db.RunKeys(j, g.Release, g.FromRelease, g.Upgrade)
+		if edge.String() == "" {
+			continue
+		}
+		k := weekKey{edge.String(), g.Week}
+		w := weeks[k]
+		if w == nil {
+			w = &week{monday: g.Monday, hits: map[string]int{}}
+			weeks[k] = w
+		}
+		if g.Symptom == "" {
+			w.runs += g.Runs
+		} else {
+			w.hits[g.Symptom] += g.Runs
+		}
+	}
+	byEdge := map[string][]weekKey{}
+	for k := range weeks {
+		byEdge[k.edge] = append(byEdge[k.edge], k)
+	}
+	out := map[string][]db.WeeklyRate{}
+	for _, symptom := range c.Symptoms {
+		for _, edge := range slices.Sorted(maps.Keys(byEdge)) {
+			ks := byEdge[edge]
+			slices.SortFunc(ks, func(a, b weekKey) int { return weeks[a].monday.Compare(weeks[b].monday) })
+			var cur *db.WeeklyRate
+			var points []db.WeeklyRate
+			for _, k := range ks {
+				w := weeks[k]
+				if cur == nil {
+					cur = &db.WeeklyRate{Edge: edge, Week: k.week, WeekStart: w.monday}
+				} else {
+					cur.Week = mergedWeeks(cur.Week, k.week)
+				}
+				cur.WeekEnd = w.monday.AddDate(0, 0, 7)
+				cur.Runs += w.runs
+				cur.Hits += w.hits[symptom]
+				if cur.Runs >= MinWeekRuns {
+					points = append(points, *cur)
+					cur = nil
+				}
+			}
+			if cur != nil && cur.Runs > 0 {
+				// The last weeks hold too few runs alone: they join the
+				// point before them, or stand alone when there is none.
+				if n := len(points); n > 0 {
+					p := &points[n-1]
+					p.Week = mergedWeeks(p.Week, cur.Week)
+					p.WeekEnd, p.Runs, p.Hits = cur.WeekEnd, p.Runs+cur.Runs, p.Hits+cur.Hits
+				} else {
+					points = append(points, *cur)
+				}
+			}
+			for i := range points {
+				points[i].Rate = float64(points[i].Hits) / float64(points[i].Runs)
+			}
+			out[symptom] = append(out[symptom], points...)
+		}
+	}
+	return out
+}
+
+// mergedWeeks labels merged weeks by the first and the last: "2026-W45..W47".
+func mergedWeeks(first, last string) string {
+	if i := len(first) - len("..W00"); i > 0 && first[i:i+2] == ".." {
+		first = first[:i]
+	}
+	y, w, ok := cutWeek(last)
+	fy, _, _ := cutWeek(first)
+	if ok && y == fy {
+		return first + "..W" + w
+	}
+	return first + ".." + last
+}
+
+func cutWeek(s string) (year, week string, ok bool) {
+	if len(s) < 8 || s[4:6] != "-W" {
+		return "", "", false
+	}
+	return s[:4], s[6:8], true
+}
+
 // flakeRates sums the tests' groups by job and edge into every scope key.
 func flakeRates(c db.AnalysisCounts) []db.TestFlakeRate {
-	jobs := jobAttrs(c)
+	jobs := map[string]db.Job{}
+	for _, g := range c.Runs {
+		jobs[g.Job] = g.JobRow()
+	}
 	type testKey struct {
 		scopeKey
 		suite, name string
 	}
 	sums := map[testKey]*db.TestFlakeRate{}
 	for _, g := range c.Tests {
-		for _, k := range keysOf(g.Job, g.Release, g.FromRelease, g.Upgrade, jobs[g.Job]) {
+		j, ok := jobs[g.Job]
+		if !ok {
+			j = db.Job{Name: g.Job}
+		}
+		keys, _ := keysOfJob(j, g.Release, g.FromRelease, g.Upgrade)
+		for _, k := range keys {
 			tk := testKey{k, g.Suite, g.Name}
 			r := sums[tk]
 			if r == nil {
@@ -270,13 +578,4 @@ func flakeRates(c db.AnalysisCounts) []db.TestFlakeRate {
 			cmp.Compare(a.Suite, b.Suite), cmp.Compare(a.Name, b.Name))
 	})
 	return out
-}
-
-// jobAttrs are each job's platform, network and arch.
-func jobAttrs(c db.AnalysisCounts) map[string]db.Variant {
-	jobs := make(map[string]db.Variant)
-	for _, g := range c.Runs {
-		jobs[g.Job] = db.Variant{Platform: g.Platform, Network: g.Network, Arch: g.Arch}
-	}
-	return jobs
 }

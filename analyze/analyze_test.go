@@ -55,7 +55,7 @@ func upgradeJob(from, to, kind, platform, network string) db.Job {
 		name = strings.ReplaceAll(name, "--", "-")
 	}
 	return db.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
-		Platform: platform, Network: network, Arch: "amd64"}
+		Platform: platform, Network: network, Arch: "amd64", Topology: "ha"}
 }
 
 // planter writes runs through db.Write, as the crawler does.
@@ -257,14 +257,14 @@ func TestRunPlantedRelease(t *testing.T) {
 		analyze(t, d, Options{Alpha: 0.05, MinHits: 3, MinDelta: 5, MinRuns: 10, Persistent: 90,
 			SampleDays: 7, BasisDays: 30, Now: now})
 
-		edge, variant := "4.13->4.14 minor", "4.13->4.14 minor aws ovn amd64"
+		edge, variant := "4.13->4.14 minor", "4.13->4.14 minor aws ovn amd64 ha"
 		for _, i := range group {
 			c := verdictCases[i]
 			t.Run(c.name, func(t *testing.T) {
 				v := verdictOf(t, d, caseSymptom(i), db.ScopeEdge, edge, db.CompareRelease)
 				checkRow(t, v, c.s, c.want, edge, "4.12->4.13 minor")
 				v = verdictOf(t, d, caseSymptom(i), db.ScopeVariant, variant, db.CompareRelease)
-				checkRow(t, v, c.s, c.want, variant, "4.12->4.13 minor aws ovn amd64")
+				checkRow(t, v, c.s, c.want, variant, "4.12->4.13 minor aws ovn amd64 ha")
 			})
 		}
 		// A symptom no run shows.
@@ -306,7 +306,7 @@ func TestRunPlantedWindow(t *testing.T) {
 			c := verdictCases[i]
 			t.Run(c.name, func(t *testing.T) {
 				for scope, key := range map[string]string{
-					db.ScopeJob: job.Name, db.ScopeEdge: "4.14 micro", db.ScopeVariant: "4.14 micro gcp - amd64",
+					db.ScopeJob: job.Name, db.ScopeEdge: "4.14 micro", db.ScopeVariant: "4.14 micro gcp ovn amd64 ha",
 				} {
 					v := verdictOf(t, d, caseSymptom(i), scope, key, db.CompareWindow)
 					checkRow(t, v, c.s, c.want, "2026-11-23..2026-11-30", "2026-10-24..2026-11-23")
@@ -350,13 +350,13 @@ func TestRunEdgePairing(t *testing.T) {
 		runs, basisRuns   int
 	}{
 		{db.ScopeEdge, "4.13->4.14 minor", "4.12->4.13 minor", 11, 12 + 13},
-		{db.ScopeVariant, "4.13->4.14 minor aws ovn amd64", "4.12->4.13 minor aws ovn amd64", 11, 12},
-		{db.ScopeVariant, "4.12->4.13 minor aws sdn amd64", "4.11->4.12 minor aws sdn amd64", 13, 0},
+		{db.ScopeVariant, "4.13->4.14 minor aws ovn amd64 ha", "4.12->4.13 minor aws ovn amd64 ha", 11, 12},
+		{db.ScopeVariant, "4.12->4.13 minor aws sdn amd64 ha", "4.11->4.12 minor aws sdn amd64 ha", 13, 0},
 		{db.ScopeEdge, "4.9->4.10 minor", "4.8->4.9 minor", 14, 15},
 		{db.ScopeEdge, "4.1->4.2 minor", "4.0->4.1 minor", 16, 0},
 		{db.ScopeEdge, "4.14 micro", "4.13 micro", 17, 18 + 19},
-		{db.ScopeVariant, "4.14 micro aws ovn amd64", "4.13 micro aws ovn amd64", 17, 18},
-		{db.ScopeVariant, "4.13 micro metal - amd64", "4.12 micro metal - amd64", 19, 20},
+		{db.ScopeVariant, "4.14 micro aws ovn amd64 ha", "4.13 micro aws ovn amd64 ha", 17, 18},
+		{db.ScopeVariant, "4.13 micro metal ovn amd64 ha", "4.12 micro metal ovn amd64 ha", 19, 20},
 		{db.ScopeEdge, "4.12->4.14 multi", "4.11->4.13 multi", 21, 22},
 		{db.ScopeEdge, "4.11->4.13 multi", "4.10->4.12 multi", 22, 0},
 	} {
@@ -381,9 +381,11 @@ func TestRunEdgePairing(t *testing.T) {
 	}
 }
 
-// TestKeysMatchSchema checks that the keys analyze builds in Go are those
-// the schema builds in SQL (runs.edge, v_symptom_rates): both count the
-// same runs under the same keys.
+// TestKeysMatchSchema checks that the keys and counts analyze computes in
+// Go are those of the schema's views (runs.edge and runs.variant, filled
+// from the same RunKeys, and v_symptom_rates): both count the same runs
+// under the same keys, presubmits and runs whose upgrade never began
+// included.
 func TestKeysMatchSchema(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
@@ -397,38 +399,48 @@ func TestKeysMatchSchema(t *testing.T) {
 	}
 	r := p.run(upgradeJob("4.14", "4.14", "micro", "gcp", "ovn"), "success", now, symptom)
 	r.Run.FromRelease = "" // a run that did not say where it started
+	pre := upgradeJob("4.14", "4.14", "micro", "aws", "ovn")
+	pre.Name, pre.Type = "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", db.TypePresubmit
+	p.runs(pre, 5, 2, symptom, now.AddDate(0, 0, -2), now)
+	never := false
+	r = p.run(upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), "failure", now, symptom)
+	r.Run.UpgradeStarted = &never
 	p.flush()
-	analyze(t, d, DefaultOptions())
 
-	rates, err := d.SymptomRates(t.Context(), db.Filter{Symptom: symptom})
+	view, err := d.ViewRates(t.Context(), symptom)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqlKeys := map[string]int{}
-	for _, r := range rates {
-		sqlKeys[r.Scope+" "+r.Key] = r.RunsWith
-	}
-	vs, err := d.Verdicts(t.Context(), db.Filter{Symptom: symptom})
+	res, err := Compute(t.Context(), d, DefaultOptions(), Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	goKeys := map[string]int{}
-	for _, v := range vs {
-		if v.Comparison == db.CompareWindow {
-			goKeys[v.Scope+" "+v.Key] = v.SampleHits
+	line := func(r db.SymptomRate) string {
+		return fmt.Sprintf("%s %s %d %d %d %d %d", r.Scope, r.Key, r.FinishedRuns, r.RunsWith, r.FailedWith, r.FailedRuns, r.LeftOut)
+	}
+	var sqlKeys, goKeys []string
+	for _, r := range view {
+		sqlKeys = append(sqlKeys, line(r))
+	}
+	for _, r := range res.Rates {
+		if r.Symptom == symptom {
+			goKeys = append(goKeys, line(r))
 		}
 	}
-	if len(goKeys) != len(sqlKeys) || len(goKeys) != 5+4+5 { // jobs, edges, variants
-		t.Errorf("keys\n  go %v\n sql %v", goKeys, sqlKeys)
+	if !slices.Equal(goKeys, sqlKeys) || len(goKeys) != 5+1+4+5 { // jobs, presubmit, edges, variants
+		t.Errorf("keys\n  go %q\n sql %q", goKeys, sqlKeys)
 	}
-	for k, n := range goKeys {
-		if sqlKeys[k] != n {
-			t.Errorf("%s: %d runs with the symptom in Go, %d in SQL", k, n, sqlKeys[k])
-		}
-	}
-	for _, want := range []string{"edge 4.13->4.14 -", "variant 4.13->4.14 - - - -", "variant 4.14 micro metal - amd64"} {
-		if _, ok := goKeys[want]; !ok {
+	for _, want := range []string{"edge 4.13->4.14 -", "variant 4.13->4.14 - - ovn - ha", "variant 4.14 micro metal ovn amd64 ha",
+		"presubmit " + pre.Name} {
+		if !slices.ContainsFunc(goKeys, func(k string) bool { return strings.HasPrefix(k, want+" ") }) {
 			t.Errorf("no key %q", want)
+		}
+	}
+	for _, k := range goKeys {
+		// 11 runs of the metal job and the gcp run that did not say where
+		// it started; not the presubmit's 5.
+		if strings.HasPrefix(k, "edge 4.14 micro ") && !strings.HasPrefix(k, "edge 4.14 micro 12 ") {
+			t.Errorf("the presubmit counts on the edge: %s", k)
 		}
 	}
 }
@@ -585,10 +597,10 @@ func TestRunFlakeRates(t *testing.T) {
 	}
 	want := []string{
 		"job " + gcp.Name + ": 1 runs 0 failures 1 flakes 1.000",
-		"variant 4.13->4.14 minor gcp ovn amd64: 1 runs 0 failures 1 flakes 1.000",
+		"variant 4.13->4.14 minor gcp ovn amd64 ha: 1 runs 0 failures 1 flakes 1.000",
 		"edge 4.13->4.14 minor: 6 runs 1 failures 3 flakes 0.500",
 		"job " + aws.Name + ": 5 runs 1 failures 2 flakes 0.400",
-		"variant 4.13->4.14 minor aws ovn amd64: 5 runs 1 failures 2 flakes 0.400",
+		"variant 4.13->4.14 minor aws ovn amd64 ha: 5 runs 1 failures 2 flakes 0.400",
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("flake rates\n got %q\nwant %q", lines, want)

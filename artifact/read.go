@@ -45,6 +45,9 @@ type Options struct {
 	// their own): a JUnit or clusterversion.json file is read as one
 	// wherever it is, not only under artifacts/.
 	Loose bool
+	// Topology is the cluster topology of the run's job (from its name),
+	// for the rules limited to some topologies; empty when unknown.
+	Topology string
 }
 
 // Result is what Read found in a run. Its Record holds the run's row (the
@@ -94,6 +97,12 @@ type plan struct {
 	scanned                    []File // the files a rule reads, besides the JUnit files
 	order                      map[string]int
 	reads                      map[string]bool // by name: a rule reads it
+	// disruption are the files the run's disruption is read from, of
+	// disruptionSource; isDisruption has their names. Those a rule reads
+	// are parsed from the bytes the rules' scan reads.
+	disruption       []File
+	disruptionSource string
+	isDisruption     map[string]bool
 }
 
 func (r *reading) plan() plan {
@@ -125,6 +134,11 @@ func (r *reading) plan() plan {
 			}
 		}
 	}
+	p.disruption, p.disruptionSource = disruptionSources(r.run.Files, r.opts.Loose)
+	p.isDisruption = make(map[string]bool, len(p.disruption))
+	for _, f := range p.disruption {
+		p.isDisruption[f.Name()] = true
+	}
 	return p
 }
 
@@ -145,6 +159,11 @@ func (p plan) rest() []File {
 	}
 	for _, f := range p.scanned {
 		if f != p.cv {
+			out = append(out, f)
+		}
+	}
+	for _, f := range p.disruption {
+		if !slices.ContainsFunc(out, func(o File) bool { return o.Name() == f.Name() }) {
 			out = append(out, f)
 		}
 	}
@@ -234,12 +253,13 @@ func (r *reading) read(ctx context.Context) error {
 	}
 	var scan *classify.Scan
 	if r.opts.Rules != nil {
-		scan = r.opts.Rules.Begin(classify.RunInfo{Start: start})
+		scan = r.opts.Rules.Begin(classify.RunInfo{Start: start, Topology: r.opts.Topology})
 	}
 	tests := r.tests(ctx, p, scan)
 	for _, t := range tests {
 		r.res.Tests = append(r.res.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
 	}
+	var cvRead *prow.ClusterVersion
 	if p.cv != nil {
 		var cv prow.ClusterVersion
 		if err := r.json(ctx, p.cv, func(b []byte) (err error) {
@@ -250,11 +270,16 @@ func (r *reading) read(ctx context.Context) error {
 			if cv.State == "Completed" || cv.State == "Partial" {
 				run.UpgradeState = cv.State
 			}
+			cvRead = &cv
 		}
+	}
+	if began, ok := prow.UpgradeBegan(cvRead, tests, len(tests) > 0); ok {
+		run.UpgradeStarted = &began
 	}
 	if scan != nil {
 		r.res.Symptoms = r.classify(ctx, p, scan, tests, run.UpgradeState)
 	}
+	r.disruptions(ctx, p)
 	return nil
 }
 
@@ -308,7 +333,13 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 			continue
 		}
 		cr := &capReader{r: rc, left: r.opts.MaxObjectBytes}
-		err = scan.FileAt(ctx, f.Name(), p.order[f.Name()], cr)
+		var in io.Reader = cr
+		finish := func() {}
+		if p.isDisruption[f.Name()] {
+			in, finish = r.teeDisruption(f, p.disruptionSource, cr)
+		}
+		err = scan.FileAt(ctx, f.Name(), p.order[f.Name()], in)
+		finish()
 		rc.Close()
 		switch {
 		case cr.over:
@@ -326,7 +357,8 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 		if file != "" {
 			file = r.run.Dir + file
 		}
-		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, RuleHash: r.opts.Rules.RuleHash(m.Symptom)})
+		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, LastAt: m.LastAt,
+			RuleHash: r.opts.Rules.RuleHash(m.Symptom)})
 	}
 	return out
 }

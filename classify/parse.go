@@ -302,7 +302,7 @@ func (p *ruleParser) duration(n *yaml.Node, path string) (time.Duration, bool) {
 // rule reads one symptom.
 func (p *ruleParser) rule(n *yaml.Node, path string) (Rule, bool) {
 	nerrs := len(p.errs)
-	f := p.fields(n, path, "id", "title", "description", "bug", "files", "match", "disabled")
+	f := p.fields(n, path, "id", "title", "description", "bug", "files", "match", "disabled", "topology", "not_topology")
 	if f == nil {
 		if len(p.errs) == nerrs {
 			p.errorf(n, path, "empty symptom")
@@ -318,6 +318,19 @@ func (p *ruleParser) rule(n *yaml.Node, path string) (Rule, bool) {
 		Description: p.str(f["description"], path+".description"),
 		Bug:         p.str(f["bug"], path+".bug"),
 		Files:       p.strs(f["files"], path+".files"),
+	}
+	for _, t := range []struct {
+		key string
+		dst *[]string
+	}{{"topology", &r.Topology}, {"not_topology", &r.NotTopology}} {
+		if v := f[t.key]; v != nil {
+			*t.dst = p.strs(v, path+"."+t.key)
+			for _, top := range *t.dst {
+				if !slices.Contains(topologies, top) {
+					p.errorf(v, path+"."+t.key, "unknown topology %q (want %s)", top, strings.Join(topologies, ", "))
+				}
+			}
+		}
 	}
 	if m := f["match"]; m != nil {
 		for i, item := range p.list(m, path+".match") {

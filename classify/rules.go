@@ -2,6 +2,7 @@ package classify
 
 import (
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/prow"
@@ -27,6 +28,30 @@ type Rule struct {
 	// no files and no matchers, and turns off the rule of that id that it
 	// is merged over (a built-in symptom). An engine skips it.
 	Disabled bool
+	// Topology, when set, limits the rule to runs of those cluster
+	// topologies; NotTopology keeps it off runs of those (the
+	// pod-network-cross-node symptom needs two nodes: not on single). A run
+	// whose topology is unknown is matched either way.
+	Topology, NotTopology []string
+}
+
+// topologies are the values of Topology and NotTopology: the job-name
+// topologies of the design.
+var topologies = []string{prow.TopologyHA, prow.TopologySingle, prow.TopologyCompact,
+	prow.TopologyTwoNodeArbiter, prow.TopologyTwoNodeFencing, prow.TopologyExternal}
+
+// appliesTo says whether the rule is to be matched on a run of topology
+// (empty: unknown, which every rule applies to).
+func (r *Rule) appliesTo(topology string) bool {
+	switch {
+	case topology == "":
+		return true
+	case slices.Contains(r.NotTopology, topology):
+		return false
+	case len(r.Topology) > 0:
+		return slices.Contains(r.Topology, topology)
+	}
+	return true
 }
 
 // Matcher is one entry of a rule's match list. Exactly one field is set.

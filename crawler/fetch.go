@@ -59,6 +59,9 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 	if read.Job.Type != "" {
 		rec.Job.Type = read.Job.Type
 	}
+	if rec.Job.Upgrade == prow.UpgradeNone {
+		rec.Run.UpgradeStarted = nil // a job that does not upgrade: every run counts
+	}
 	run := &rec.Run
 	run.Job, run.BuildID, run.Bucket, run.Path = t.job, t.id, c.src.Bucket(), dir
 	run.Result = cmpOr(run.Result, "pending")
@@ -94,7 +97,8 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 
 // readOptions says how artifact.Read reads t.
 func (c *Crawler) readOptions(t task) artifact.Options {
-	opts := artifact.Options{Rules: c.cfg.Rules, MaxObjectBytes: c.cfg.MaxObjectBytes}
+	opts := artifact.Options{Rules: c.cfg.Rules, MaxObjectBytes: c.cfg.MaxObjectBytes,
+		Topology: prow.ParseJobName(t.job).Topology}
 	// Only a listed run whose id does not date it well inside
 	// --since/--until (or --lookback) is checked against them once
 	// started.json is read.
@@ -113,13 +117,7 @@ func cmpOr(a, b string) string {
 
 // jobRow derives the jobs row from the job name alone.
 func jobRow(name string, presubmit bool) db.Job {
-	v := prow.ParseJobName(name)
-	j := db.Job{Name: name, Type: v.Type, Release: v.Release, FromRelease: v.FromRelease,
-		Upgrade: v.Upgrade, Platform: v.Platform, Network: v.Network, Arch: v.Arch}
-	if presubmit {
-		j.Type = "presubmit"
-	}
-	return j
+	return db.JobFromName(name, presubmit)
 }
 
 // edgeOf gives a run's upgrade edge: from the job name when it says, else

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -13,25 +14,84 @@ type Window struct {
 	From, To time.Time
 }
 
+// Bounds narrow the runs the analysis counts: those started at or after
+// Since and before Until (zero: no bound), of the jobs named in Jobs (nil:
+// every job). A report's --since, --until and --job are Bounds, so that
+// every number on its page is counted from the same runs.
+type Bounds struct {
+	Since, Until time.Time
+	Jobs         []string
+}
+
+// IsZero reports whether b bounds nothing.
+func (b Bounds) IsZero() bool {
+	return b.Since.IsZero() && b.Until.IsZero() && b.Jobs == nil
+}
+
+// where is the SQL condition of b on runs r, with its arguments.
+func (b Bounds) where() (string, []any, error) {
+	var w where
+	if !b.Since.IsZero() {
+		w.add(`r.started_at >= ?`, formatTime(b.Since))
+	}
+	if !b.Until.IsZero() {
+		w.add(`r.started_at < ?`, formatTime(b.Until))
+	}
+	if b.Jobs != nil {
+		jobs, err := json.Marshal(b.Jobs)
+		if err != nil {
+			return "", nil, err
+		}
+		w.add(`r.job IN (SELECT value FROM json_each(?))`, string(jobs))
+	}
+	return w.sql(), w.args, nil
+}
+
 // RunGroup counts the finished runs of one job on one edge. The edge is the
 // runs' own (release, from_release and upgrade of runs); Release is empty
-// when the runs do not know it. Platform, Network and Arch are the job's.
+// when the runs do not know it. The job's columns are the job's. Runs,
+// Failed, Sample and Basis count the runs whose upgrade began (or is not
+// known not to have); LeftOut and its window counts the others.
 type RunGroup struct {
 	Job                           string
 	Release, FromRelease, Upgrade string
 	Platform, Network, Arch       string
-	Runs                          int // all finished runs
+	Topology, Type                string
+	Runs                          int // finished runs counted
+	Failed                        int // of those, the runs that did not succeed
 	Sample, Basis                 int // those started in the sample and in the basis window
+	LeftOut                       int // finished runs whose upgrade never began
+	SampleLeftOut, BasisLeftOut   int // of those, the ones in each window
+	// First and Last are the start times of the first and last run
+	// counted; zero without runs.
+	First, Last time.Time
+}
+
+// Job is the jobs row of the group's job.
+func (g RunGroup) JobRow() Job {
+	return Job{Name: g.Job, Type: g.Type, Platform: g.Platform, Network: g.Network, Arch: g.Arch, Topology: g.Topology}
 }
 
 // SymptomGroup counts the finished runs of one job on one edge that show an
-// active symptom.
+// active symptom, of those whose upgrade began.
 type SymptomGroup struct {
 	Symptom                       string
 	Job                           string
 	Release, FromRelease, Upgrade string
-	Runs                          int // all finished runs showing it
+	Runs                          int // counted runs showing it
+	Failed                        int // of those, the runs that did not succeed
 	Sample, Basis                 int // those started in the sample and in the basis window
+}
+
+// WeekGroup counts the runs of one job on one edge started in one ISO week,
+// and those of them that show a symptom (Symptom empty: all counted runs).
+type WeekGroup struct {
+	Symptom                       string
+	Job                           string
+	Release, FromRelease, Upgrade string
+	Week                          string    // "2026-W47"
+	Monday                        time.Time // the week's Monday, 00:00 UTC
+	Runs                          int
 }
 
 // TestGroup counts the finished runs of one job on one edge in which a test
@@ -50,13 +110,34 @@ type AnalysisCounts struct {
 	Runs     []RunGroup
 	Hits     []SymptomGroup
 	Tests    []TestGroup
+	// Weeks are the counted runs per job, edge and week (Symptom empty),
+	// and those showing each symptom, when asked for.
+	Weeks []WeekGroup
+}
+
+// CountOptions say what AnalysisCounts counts besides the runs and hits.
+type CountOptions struct {
+	Sample, Basis Window // the windows of the time comparison
+	Bounds        Bounds // the runs counted at all
+	Tests         bool   // the tests' counts (over all runs: test_counts is not bounded)
+	Weeks         bool   // the weekly counts
 }
 
 // NewestRunStart returns the start time of the newest run stored, or the zero
 // time when there is none.
 func (d *DB) NewestRunStart(ctx context.Context) (time.Time, error) {
+	return d.NewestRunStartIn(ctx, Bounds{})
+}
+
+// NewestRunStartIn returns the start time of the newest run within b, or the
+// zero time when there is none.
+func (d *DB) NewestRunStartIn(ctx context.Context, b Bounds) (time.Time, error) {
+	cond, args, err := b.where()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("newest run: %w", err)
+	}
 	var newest sql.NullString
-	if err := d.db.QueryRowContext(ctx, `SELECT max(started_at) FROM runs`).Scan(&newest); err != nil {
+	if err := d.db.QueryRowContext(ctx, `SELECT max(r.started_at) FROM runs r WHERE 1`+cond, args...).Scan(&newest); err != nil {
 		return time.Time{}, fmt.Errorf("newest run: %w", err)
 	}
 	t, err := parseTime(newest)
@@ -66,12 +147,20 @@ func (d *DB) NewestRunStart(ctx context.Context) (time.Time, error) {
 	return t, nil
 }
 
+// startedRun is the SQL condition on runs r that the run's upgrade began or
+// is not known not to have: the runs a rate counts.
+const startedRun = `r.upgrade_started IS NOT 0`
+
 // AnalysisCounts counts the finished runs, the runs showing each active
-// symptom and the tests' outcomes, by job and edge, in one read transaction so
-// that a crawl writing meanwhile cannot make the counts disagree. The
-// grouping is done by SQLite: what comes back is a few rows per job and edge
-// (and test), not a row per run.
-func (d *DB) AnalysisCounts(ctx context.Context, sample, basis Window) (c AnalysisCounts, err error) {
+// symptom and (when o asks) the tests' outcomes and the weekly counts, by
+// job and edge, in one read transaction so that a crawl writing meanwhile
+// cannot make the counts disagree. The grouping is done by SQLite: what
+// comes back is a few rows per job and edge (and test), not a row per run.
+func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCounts, err error) {
+	bound, boundArgs, err := o.Bounds.where()
+	if err != nil {
+		return c, fmt.Errorf("analysis counts: %w", err)
+	}
 	// A read-only transaction begins deferred: it reads one snapshot of the
 	// WAL and does not block a crawler's writes meanwhile.
 	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -79,10 +168,10 @@ func (d *DB) AnalysisCounts(ctx context.Context, sample, basis Window) (c Analys
 		return c, fmt.Errorf("analysis counts: %w", err)
 	}
 	defer func() { err = errors.Join(err, rollback(tx)) }()
-	windows := []any{
-		formatTime(sample.From), formatTime(sample.To),
-		formatTime(basis.From), formatTime(basis.To),
-	}
+	args := append([]any{
+		formatTime(o.Sample.From), formatTime(o.Sample.To),
+		formatTime(o.Basis.From), formatTime(o.Basis.To),
+	}, boundArgs...)
 
 	c.Symptoms, err = queryList(ctx, tx, func(rows *sql.Rows) (string, error) {
 		var id string
@@ -98,49 +187,105 @@ func (d *DB) AnalysisCounts(ctx context.Context, sample, basis Window) (c Analys
 	// order of the grouping, and covers it. The symptoms' matches are read
 	// from their covering index, each run looked up once in runs_key, which
 	// covers what the grouping needs of the run (+result: as a term of the
-	// index, the IN would look each run up three times); driven by the runs
-	// instead, SQLite builds an automatic index of run_symptoms, 40 % slower
-	// on a million runs. The runs are grouped before the join with jobs: one
-	// lookup per group, not per run.
+	// index, the IN would look each run up three times). The runs are
+	// grouped before the join with jobs: one lookup per group, not per run.
+	const inSample = `r.started_at > ?1 AND r.started_at <= ?2`
+	const inBasis = `r.started_at > ?3 AND r.started_at <= ?4`
 	c.Runs, err = queryList(ctx, tx, func(rows *sql.Rows) (RunGroup, error) {
 		var g RunGroup
-		return g, rows.Scan(&g.Job, &g.Release, &g.FromRelease, &g.Upgrade,
-			&g.Platform, &g.Network, &g.Arch, &g.Runs, &g.Sample, &g.Basis)
+		var first, last sql.NullString
+		if err := rows.Scan(&g.Job, &g.Release, &g.FromRelease, &g.Upgrade,
+			&g.Platform, &g.Network, &g.Arch, &g.Topology, &g.Type,
+			&g.Runs, &g.Failed, &g.Sample, &g.Basis, &g.LeftOut, &g.SampleLeftOut, &g.BasisLeftOut,
+			&first, &last); err != nil {
+			return g, err
+		}
+		var err error
+		if g.First, err = parseTime(first); err != nil {
+			return g, err
+		}
+		g.Last, err = parseTime(last)
+		return g, err
 	}, `SELECT g.job, g.release, g.from_release, g.upgrade,
-	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''),
-	g.runs, g.sample, g.basis
+	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.type, ''),
+	g.runs, g.failed, g.sample, g.basis, g.left_out, g.sample_left_out, g.basis_left_out, g.first, g.last
 FROM (
 	SELECT r.job, coalesce(r.release, '') AS release, coalesce(r.from_release, '') AS from_release,
 		coalesce(r.upgrade, '') AS upgrade,
-		count(*) AS runs,
-		count(CASE WHEN r.started_at > ?1 AND r.started_at <= ?2 THEN 1 END) AS sample,
-		count(CASE WHEN r.started_at > ?3 AND r.started_at <= ?4 THEN 1 END) AS basis
+		count(CASE WHEN `+startedRun+` THEN 1 END) AS runs,
+		count(CASE WHEN `+startedRun+` AND r.result <> 'success' THEN 1 END) AS failed,
+		count(CASE WHEN `+startedRun+` AND `+inSample+` THEN 1 END) AS sample,
+		count(CASE WHEN `+startedRun+` AND `+inBasis+` THEN 1 END) AS basis,
+		count(CASE WHEN r.upgrade_started = 0 THEN 1 END) AS left_out,
+		count(CASE WHEN r.upgrade_started = 0 AND `+inSample+` THEN 1 END) AS sample_left_out,
+		count(CASE WHEN r.upgrade_started = 0 AND `+inBasis+` THEN 1 END) AS basis_left_out,
+		min(CASE WHEN `+startedRun+` THEN r.started_at END) AS first,
+		max(CASE WHEN `+startedRun+` THEN r.started_at END) AS last
 	FROM runs r INDEXED BY runs_analysis
-	WHERE `+countedRun+`
+	WHERE `+countedRun+bound+`
 	GROUP BY r.job, r.release, r.from_release, r.upgrade
 ) g JOIN jobs j ON j.name = g.job
-ORDER BY 1, 2, 3, 4`, windows...)
+ORDER BY 1, 2, 3, 4`, args...)
 	if err != nil {
 		return c, fmt.Errorf("run counts: %w", err)
 	}
 
 	c.Hits, err = queryList(ctx, tx, func(rows *sql.Rows) (SymptomGroup, error) {
 		var g SymptomGroup
-		return g, rows.Scan(&g.Symptom, &g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.Runs, &g.Sample, &g.Basis)
+		return g, rows.Scan(&g.Symptom, &g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.Runs, &g.Failed, &g.Sample, &g.Basis)
 	}, `SELECT rs.symptom_id, r.job, coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
 	count(*),
-	count(CASE WHEN r.started_at > ?1 AND r.started_at <= ?2 THEN 1 END),
-	count(CASE WHEN r.started_at > ?3 AND r.started_at <= ?4 THEN 1 END)
+	count(CASE WHEN r.result <> 'success' THEN 1 END),
+	count(CASE WHEN `+inSample+` THEN 1 END),
+	count(CASE WHEN `+inBasis+` THEN 1 END)
 FROM symptoms s
 CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_symptom_run ON rs.symptom_id = s.id
 CROSS JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-WHERE s.active = 1 AND +`+countedRun+`
+WHERE s.active = 1 AND +`+countedRun+` AND `+startedRun+bound+`
 GROUP BY rs.symptom_id, r.job, r.release, r.from_release, r.upgrade
-ORDER BY 1, 2, 3, 4, 5`, windows...)
+ORDER BY 1, 2, 3, 4, 5`, args...)
 	if err != nil {
 		return c, fmt.Errorf("symptom counts: %w", err)
 	}
 
+	if o.Weeks {
+		scanWeek := func(rows *sql.Rows) (WeekGroup, error) {
+			var g WeekGroup
+			var monday string
+			if err := rows.Scan(&g.Symptom, &g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.Week, &monday, &g.Runs); err != nil {
+				return g, err
+			}
+			var err error
+			g.Monday, err = time.Parse(time.DateOnly, monday)
+			return g, err
+		}
+		const week = `strftime('%G-W%V', r.started_at), date(r.started_at, '-6 days', 'weekday 1')`
+		runs, err := queryList(ctx, tx, scanWeek, `SELECT '', r.job, coalesce(r.release, ''), coalesce(r.from_release, ''),
+	coalesce(r.upgrade, ''), `+week+`, count(*)
+FROM runs r INDEXED BY runs_analysis
+WHERE `+countedRun+` AND `+startedRun+` AND r.started_at IS NOT NULL`+bound+`
+GROUP BY 2, 3, 4, 5, 6
+ORDER BY 2, 3, 4, 5, 6`, boundArgs...)
+		if err != nil {
+			return c, fmt.Errorf("weekly counts: %w", err)
+		}
+		hits, err := queryList(ctx, tx, scanWeek, `SELECT rs.symptom_id, r.job, coalesce(r.release, ''), coalesce(r.from_release, ''),
+	coalesce(r.upgrade, ''), `+week+`, count(*)
+FROM symptoms s
+CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_symptom_run ON rs.symptom_id = s.id
+CROSS JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+WHERE s.active = 1 AND +`+countedRun+` AND `+startedRun+` AND r.started_at IS NOT NULL`+bound+`
+GROUP BY 1, 2, 3, 4, 5, 6
+ORDER BY 1, 2, 3, 4, 5, 6`, boundArgs...)
+		if err != nil {
+			return c, fmt.Errorf("weekly symptom counts: %w", err)
+		}
+		c.Weeks = append(runs, hits...)
+	}
+
+	if !o.Tests {
+		return c, nil
+	}
 	// The tests' counts are kept by the writer in test_counts (see
 	// testcounts.go), in the order of its key: no grouping of tests here.
 	c.Tests, err = queryList(ctx, tx, func(rows *sql.Rows) (TestGroup, error) {

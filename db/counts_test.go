@@ -17,21 +17,27 @@ var anNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func anJob(name, from, to, kind, platform, network string) Job {
 	return Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
-		Platform: platform, Network: network, Arch: "amd64"}
+		Platform: platform, Network: network, Arch: "amd64", Topology: "ha"}
 }
 
 var (
 	anMinor = anJob("ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade", "4.13", "4.14", "minor", "aws", "ovn")
 	anMicro = anJob("ci-4.14-e2e-metal-upgrade", "4.14", "4.14", "micro", "metal", "")
 	anOld   = Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade", Type: "periodic", Platform: "aws"}
+	// anPre is a presubmit whose runs upgrade 4.14 z-streams: they count
+	// in its presubmit scope, never on the 4.14 micro edge.
+	anPre = Job{Name: "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", Type: "presubmit", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha"}
 )
 
-// anRun is a run of job j on the job's edge.
+// anRun is a run of job j on the job's edge (4.14 micro for a presubmit).
 func anRun(j Job, build int64, result string, start time.Time, symptoms ...string) Record {
 	path := fmt.Sprintf("logs/%s/%d", j.Name, build)
 	r := Record{Job: j, Run: Run{BuildID: build, Bucket: "test-platform-results", Path: path,
 		URL: "https://prow.ci.openshift.org/view/gs/test-platform-results/" + path, StartedAt: start, Result: result,
 		Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade, FetchStatus: "complete"}}
+	if j.Type == TypePresubmit {
+		r.Run.Release, r.Run.FromRelease, r.Run.Upgrade = "4.14", "4.14", "micro"
+	}
 	for i, s := range symptoms {
 		r.Symptoms = append(r.Symptoms, RunSymptom{SymptomID: s, Hits: i + 1, File: "build-log.txt", Line: 10 * (i + 1),
 			Excerpt: "dial tcp 10.0.0.1:2379: connect: connection refused", At: start.Add(time.Minute)})
@@ -49,6 +55,8 @@ func anRun(j Job, build int64, result string, start time.Time, symptoms ...strin
 //	micro  6 success now-40d               (before both windows)
 //	micro  7 pending now                   (not finished)
 //	old    8 failure now-1d  etcd          (no release: job scope only)
+//	pre    9 failure now-1h  etcd          (presubmit: its own scope only)
+//	minor 10 failure now-2h  etcd          (upgrade never began: left out)
 func anStore(t *testing.T) *DB {
 	t.Helper()
 	d := openTest(t)
@@ -69,7 +77,11 @@ func anStore(t *testing.T) *DB {
 		anRun(anMicro, 6, "success", anNow.Add(-40*day)),
 		anRun(anMicro, 7, "pending", anNow),
 		anRun(anOld, 8, "failure", anNow.Add(-day), "etcd"),
+		anRun(anPre, 9, "failure", anNow.Add(-h), "etcd"),
+		anRun(anMinor, 10, "failure", anNow.Add(-2*h), "etcd"),
 	}
+	never := false
+	recs[9].Run.UpgradeStarted = &never
 	recs[0].Tests = []Test{{Suite: "s", Name: "a", Status: "flake"}, {Suite: "s", Name: "b", Status: "pass"}}
 	recs[1].Tests = []Test{{Suite: "s", Name: "a", Status: "fail"}, {Suite: "s", Name: "b", Status: "skip"}}
 	recs[3].Tests = []Test{{Suite: "s", Name: "a", Status: "flake"}} // aborted: does not count
@@ -89,7 +101,7 @@ func TestAnalysisSchema(t *testing.T) {
 	for table, want := range map[string][]string{
 		"symptom_verdicts": {"symptom_id", "scope", "scope_key", "comparison", "sample_label", "basis_label",
 			"sample_runs", "sample_hits", "basis_runs", "basis_hits", "sample_rate", "basis_rate", "p_value",
-			"verdict", "computed_at"},
+			"verdict", "computed_at", "sample_from", "sample_to", "basis_from", "basis_to", "sample_left_out", "basis_left_out"},
 		"test_flake_rates": {"scope", "scope_key", "suite", "name", "runs", "failures", "flakes", "flake_rate", "computed_at"},
 	} {
 		if got := queryStrings(t, d.db, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table); !slices.Equal(got, want) {
@@ -101,31 +113,29 @@ func TestAnalysisSchema(t *testing.T) {
 	}
 	for view, want := range map[string][]string{
 		"v_symptom_rates": {"symptom", "scope", "scope_key", "finished_runs", "runs_with", "failed_with", "passed_with",
-			"rate", "failed_runs", "share_of_failures"},
+			"rate", "failed_runs", "share_of_failures", "left_out"},
 		"v_run_symptoms": {"job", "build_id", "url", "result", "started_at", "edge", "platform", "network",
-			"symptom_id", "hits", "file", "line", "excerpt", "at", "arch"},
+			"symptom_id", "hits", "file", "line", "excerpt", "at", "arch", "variant", "topology", "upgrade_started", "type"},
 		"v_regressions": {"symptom_id", "title", "bug", "scope", "scope_key", "comparison", "verdict",
 			"sample_label", "sample_runs", "sample_hits", "sample_rate", "basis_label", "basis_runs", "basis_hits",
-			"basis_rate", "delta_points", "p_value", "computed_at"},
+			"basis_rate", "delta_points", "p_value", "computed_at", "sample_from", "sample_to", "basis_from", "basis_to",
+			"sample_left_out", "basis_left_out"},
 	} {
 		if got := queryStrings(t, d.db, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, view); !slices.Equal(got, want) {
 			t.Errorf("%s columns\n got %v\nwant %v", view, got, want)
 		}
 	}
-	// The edge is computed from the run's own release columns.
-	got := queryStrings(t, d.db, `SELECT build_id || ' ' || coalesce(edge, 'NULL') FROM runs ORDER BY build_id`)
-	want := []string{"1 4.13->4.14 minor", "2 4.13->4.14 minor", "3 4.13->4.14 minor", "4 4.13->4.14 minor",
-		"5 4.14 micro", "6 4.14 micro", "7 4.14 micro", "8 NULL"}
+	// The keys are RunKeys of the run's own release columns and its job,
+	// stored by the writer; a presubmit has none.
+	got := queryStrings(t, d.db, `SELECT build_id || ' ' || coalesce(edge, 'NULL') || ' | ' || coalesce(variant, 'NULL') || ' ' ||
+	coalesce(upgrade_started, 'NULL') FROM runs ORDER BY build_id`)
+	want := []string{"1 4.13->4.14 minor | 4.13->4.14 minor aws ovn amd64 ha NULL", "2 4.13->4.14 minor | 4.13->4.14 minor aws ovn amd64 ha NULL",
+		"3 4.13->4.14 minor | 4.13->4.14 minor aws ovn amd64 ha NULL", "4 4.13->4.14 minor | 4.13->4.14 minor aws ovn amd64 ha NULL",
+		"5 4.14 micro | 4.14 micro metal ovn amd64 ha NULL", "6 4.14 micro | 4.14 micro metal ovn amd64 ha NULL",
+		"7 4.14 micro | 4.14 micro metal ovn amd64 ha NULL", "8 NULL | NULL NULL", "9 NULL | NULL NULL",
+		"10 4.13->4.14 minor | 4.13->4.14 minor aws ovn amd64 ha 0"}
 	if !slices.Equal(got, want) {
-		t.Errorf("runs.edge\n got %v\nwant %v", got, want)
-	}
-	if _, err := d.db.ExecContext(t.Context(), `UPDATE runs SET from_release = NULL, upgrade = NULL WHERE build_id = 1;
-UPDATE runs SET upgrade = NULL WHERE build_id = 2`); err != nil {
-		t.Fatal(err)
-	}
-	got = queryStrings(t, d.db, `SELECT edge FROM runs WHERE build_id IN (1, 2) ORDER BY build_id`)
-	if want := []string{"4.14 -", "4.13->4.14 -"}; !slices.Equal(got, want) {
-		t.Errorf("edges with unknown parts = %v, want %v", got, want)
+		t.Errorf("runs' keys\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -173,13 +183,14 @@ func TestReplaceAnalysis(t *testing.T) {
 
 	// A bad row fails the whole replacement: the first analysis stays.
 	for name, bad := range map[string]func(*SymptomVerdict){
-		"verdict":          func(v *SymptomVerdict) { v.Verdict = "maybe" },
-		"scope":            func(v *SymptomVerdict) { v.Scope = "cluster" },
-		"comparison":       func(v *SymptomVerdict) { v.Comparison = "week" },
-		"hits above runs":  func(v *SymptomVerdict) { v.SampleHits = 21 },
-		"rate above 1":     func(v *SymptomVerdict) { v.SampleRate = 1.5 },
-		"a job by release": func(v *SymptomVerdict) { v.Scope, v.Key = ScopeJob, anMinor.Name },
-		"unknown symptom":  func(v *SymptomVerdict) { v.Symptom = "no-such-symptom" },
+		"verdict":              func(v *SymptomVerdict) { v.Verdict = "maybe" },
+		"scope":                func(v *SymptomVerdict) { v.Scope = "cluster" },
+		"comparison":           func(v *SymptomVerdict) { v.Comparison = "week" },
+		"hits above runs":      func(v *SymptomVerdict) { v.SampleHits = 21 },
+		"rate above 1":         func(v *SymptomVerdict) { v.SampleRate = 1.5 },
+		"a job by release":     func(v *SymptomVerdict) { v.Scope, v.Key = ScopeJob, anMinor.Name },
+		"presubmit by release": func(v *SymptomVerdict) { v.Scope, v.Key = ScopePresubmit, anPre.Name },
+		"unknown symptom":      func(v *SymptomVerdict) { v.Symptom = "no-such-symptom" },
 		"same key twice": func(v *SymptomVerdict) {
 			*v = anVerdict("etcd", ScopeVariant, "4.13->4.14 minor aws ovn amd64", CompareWindow, "flake")
 		},
@@ -224,26 +235,32 @@ func TestAnalysisCounts(t *testing.T) {
 	d := anStore(t)
 	sample := Window{From: anNow.AddDate(0, 0, -7), To: anNow}
 	basis := Window{From: anNow.AddDate(0, 0, -37), To: sample.From}
-	c, err := d.AnalysisCounts(t.Context(), sample, basis)
+	c, err := d.AnalysisCounts(t.Context(), CountOptions{Sample: sample, Basis: basis, Tests: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"etcd", "upgrade"}; !slices.Equal(c.Symptoms, want) {
 		t.Errorf("active symptoms = %v, want %v", c.Symptoms, want)
 	}
+	h, day := time.Hour, 24*time.Hour
 	wantRuns := []RunGroup{
-		{Job: anMicro.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Platform: "metal", Arch: "amd64", Runs: 2, Sample: 1},
-		{Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Platform: "aws", Network: "ovn", Arch: "amd64", Runs: 3, Sample: 2, Basis: 1},
-		{Job: anOld.Name, Platform: "aws", Runs: 1, Sample: 1},
+		{Job: anMicro.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Platform: "metal", Arch: "amd64", Topology: "ha", Type: "periodic",
+			Runs: 2, Failed: 1, Sample: 1, First: anNow.Add(-40 * day), Last: anNow.Add(-3 * day)},
+		{Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha", Type: "periodic",
+			Runs: 3, Failed: 2, Sample: 2, Basis: 1, LeftOut: 1, SampleLeftOut: 1, First: anNow.Add(-10 * day), Last: anNow.Add(-h)},
+		{Job: anPre.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha", Type: "presubmit",
+			Runs: 1, Failed: 1, Sample: 1, First: anNow.Add(-h), Last: anNow.Add(-h)},
+		{Job: anOld.Name, Platform: "aws", Type: "periodic", Runs: 1, Failed: 1, Sample: 1, First: anNow.Add(-day), Last: anNow.Add(-day)},
 	}
 	if !reflect.DeepEqual(c.Runs, wantRuns) {
 		t.Errorf("runs\n got %+v\nwant %+v", c.Runs, wantRuns)
 	}
 	wantHits := []SymptomGroup{
-		{Symptom: "etcd", Job: anMicro.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Runs: 1, Sample: 1},
-		{Symptom: "etcd", Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Runs: 2, Sample: 2},
-		{Symptom: "etcd", Job: anOld.Name, Runs: 1, Sample: 1},
-		{Symptom: "upgrade", Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Runs: 2, Sample: 1, Basis: 1},
+		{Symptom: "etcd", Job: anMicro.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Runs: 1, Failed: 1, Sample: 1},
+		{Symptom: "etcd", Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Runs: 2, Failed: 1, Sample: 2},
+		{Symptom: "etcd", Job: anPre.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Runs: 1, Failed: 1, Sample: 1},
+		{Symptom: "etcd", Job: anOld.Name, Runs: 1, Failed: 1, Sample: 1},
+		{Symptom: "upgrade", Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Runs: 2, Failed: 2, Sample: 1, Basis: 1},
 	}
 	if !reflect.DeepEqual(c.Hits, wantHits) {
 		t.Errorf("hits\n got %+v\nwant %+v", c.Hits, wantHits)
@@ -263,75 +280,41 @@ func TestAnalysisCounts(t *testing.T) {
 	if newest, err := empty.NewestRunStart(t.Context()); err != nil || !newest.IsZero() {
 		t.Errorf("newest run of an empty database = %v, %v", newest, err)
 	}
-}
 
-// rateLines renders rates as text.
-func rateLines(rs []SymptomRate) []string {
-	var out []string
-	for _, r := range rs {
-		share := "NULL"
-		if !math.IsNaN(r.ShareOfFailures) {
-			share = fmt.Sprintf("%.3f", r.ShareOfFailures)
-		}
-		out = append(out, fmt.Sprintf("%s %s %s %d %d %d %d %.3f %d %s", r.Symptom, r.Scope, r.Key, r.FinishedRuns,
-			r.RunsWith, r.FailedWith, r.PassedWith, r.Rate, r.FailedRuns, share))
-	}
-	return out
-}
-
-func TestSymptomRates(t *testing.T) {
-	d := anStore(t)
-	all, err := d.SymptomRates(t.Context(), Filter{})
+	// Bounds: the runs of one job, started in the last two days.
+	c, err = d.AnalysisCounts(t.Context(), CountOptions{Sample: sample, Basis: basis,
+		Bounds: Bounds{Since: anNow.Add(-2*day - time.Minute), Until: anNow, Jobs: []string{anMinor.Name}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The view and the reader agree.
-	view := queryStrings(t, d.db, `SELECT symptom || ' ' || scope || ' ' || scope_key || ' ' || finished_runs || ' ' ||
+	if len(c.Runs) != 1 || c.Runs[0].Runs != 2 || c.Runs[0].LeftOut != 1 || len(c.Hits) != 2 || c.Hits[0].Runs != 2 || c.Hits[1].Runs != 1 || c.Tests != nil {
+		t.Errorf("bounded counts: runs %+v hits %+v tests %+v", c.Runs, c.Hits, c.Tests)
+	}
+	if newest, err := d.NewestRunStartIn(t.Context(), Bounds{Until: anNow, Jobs: []string{anMicro.Name}}); err != nil || !newest.Equal(anNow.Add(-3*day)) {
+		t.Errorf("newest run of %s before now = %v, %v", anMicro.Name, newest, err)
+	}
+}
+
+// TestSymptomRatesView: v_symptom_rates counts the runs a rate counts, and
+// the runs it leaves out, per scope; presubmits only in their own scope.
+func TestSymptomRatesView(t *testing.T) {
+	d := anStore(t)
+	got := queryStrings(t, d.db, `SELECT symptom || ' ' || scope || ' ' || scope_key || ' ' || finished_runs || ' ' ||
 	runs_with || ' ' || failed_with || ' ' || passed_with || ' ' || printf('%.3f', rate) || ' ' || failed_runs || ' ' ||
-	coalesce(printf('%.3f', share_of_failures), 'NULL')
-FROM v_symptom_rates ORDER BY symptom, scope, scope_key`)
-	if got := rateLines(all); !slices.Equal(got, view) {
-		t.Errorf("SymptomRates and v_symptom_rates differ\n got %q\nwant %q", got, view)
-	}
+	coalesce(printf('%.3f', share_of_failures), 'NULL') || ' ' || left_out
+FROM v_symptom_rates WHERE symptom = 'etcd' ORDER BY symptom, scope, scope_key`)
 	want := []string{
-		"etcd edge 4.13->4.14 minor 3 2 1 1 0.667 2 0.500",
-		"etcd edge 4.14 micro 2 1 1 0 0.500 1 1.000",
-		"etcd job " + anMicro.Name + " 2 1 1 0 0.500 1 1.000",
-		"etcd job " + anMinor.Name + " 3 2 1 1 0.667 2 0.500",
-		"etcd job " + anOld.Name + " 1 1 1 0 1.000 1 1.000",
-		"etcd variant 4.13->4.14 minor aws ovn amd64 3 2 1 1 0.667 2 0.500",
-		"etcd variant 4.14 micro metal - amd64 2 1 1 0 0.500 1 1.000",
-		"upgrade edge 4.13->4.14 minor 3 2 2 0 0.667 2 1.000",
-		"upgrade edge 4.14 micro 2 0 0 0 0.000 1 0.000",
+		"etcd edge 4.13->4.14 minor 3 2 1 1 0.667 2 0.500 1",
+		"etcd edge 4.14 micro 2 1 1 0 0.500 1 1.000 0",
+		"etcd job " + anMicro.Name + " 2 1 1 0 0.500 1 1.000 0",
+		"etcd job " + anMinor.Name + " 3 2 1 1 0.667 2 0.500 1",
+		"etcd job " + anOld.Name + " 1 1 1 0 1.000 1 1.000 0",
+		"etcd presubmit " + anPre.Name + " 1 1 1 0 1.000 1 1.000 0",
+		"etcd variant 4.13->4.14 minor aws ovn amd64 ha 3 2 1 1 0.667 2 0.500 1",
+		"etcd variant 4.14 micro metal ovn amd64 ha 2 1 1 0 0.500 1 1.000 0",
 	}
-	if got := rateLines(all); !slices.Equal(got[:len(want)], want) || len(got) != 14 {
-		t.Errorf("rates\n got %q\nwant %q...", got, want)
-	}
-	for _, c := range []struct {
-		name string
-		f    Filter
-		want []string
-	}{
-		{"symptom and edge", Filter{Symptom: "etcd", Scope: ScopeEdge, Key: "4.13->4.14 minor"}, want[:1]},
-		{"variant", Filter{Scope: ScopeVariant, Key: "4.14 micro metal - amd64"}, []string{
-			"etcd variant 4.14 micro metal - amd64 2 1 1 0 0.500 1 1.000",
-			"upgrade variant 4.14 micro metal - amd64 2 0 0 0 0.000 1 0.000"}},
-		{"since", Filter{Symptom: "upgrade", Scope: ScopeEdge, Since: anNow.AddDate(0, 0, -7)}, []string{
-			"upgrade edge 4.13->4.14 minor 2 1 1 0 0.500 1 1.000",
-			"upgrade edge 4.14 micro 1 0 0 0 0.000 1 0.000"}},
-		{"job", Filter{Symptom: "etcd", Job: anOld.Name}, []string{"etcd job " + anOld.Name + " 1 1 1 0 1.000 1 1.000"}},
-		{"no such key", Filter{Key: "4.99 micro"}, nil},
-	} {
-		got, err := d.SymptomRates(t.Context(), c.f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lines := rateLines(got); !slices.Equal(lines, c.want) {
-			t.Errorf("%s\n got %q\nwant %q", c.name, lines, c.want)
-		}
-	}
-	if _, err := d.SymptomRates(t.Context(), Filter{Scope: "cluster"}); err == nil || !strings.Contains(err.Error(), `unknown scope "cluster"`) {
-		t.Errorf("unknown scope: %v", err)
+	if !slices.Equal(got, want) {
+		t.Errorf("v_symptom_rates\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -344,8 +327,8 @@ func TestVerdictsFilter(t *testing.T) {
 		{ScopeEdge, "4.13->4.14 minor", CompareRelease},
 		{ScopeEdge, "4.13->4.14 minor", CompareWindow},
 		{ScopeEdge, "4.14 micro", CompareRelease},
-		{ScopeVariant, "4.13->4.14 minor aws ovn amd64", CompareRelease},
-		{ScopeVariant, "4.14 micro metal - amd64", CompareRelease},
+		{ScopeVariant, "4.13->4.14 minor aws ovn amd64 ha", CompareRelease},
+		{ScopeVariant, "4.14 micro metal ovn amd64 ha", CompareRelease},
 	} {
 		vs = append(vs, anVerdict("etcd", k.scope, k.key, k.comparison, "flake"))
 	}
@@ -367,7 +350,7 @@ func TestVerdictsFilter(t *testing.T) {
 	}
 	if got, want := keys(Filter{Job: anMinor.Name}), []string{
 		"etcd edge 4.13->4.14 minor release", "etcd edge 4.13->4.14 minor window",
-		"etcd job " + anMinor.Name + " window", "etcd variant 4.13->4.14 minor aws ovn amd64 release",
+		"etcd job " + anMinor.Name + " window", "etcd variant 4.13->4.14 minor aws ovn amd64 ha release",
 	}; !slices.Equal(got, want) {
 		t.Errorf("verdicts of a job\n got %q\nwant %q", got, want)
 	}
@@ -394,18 +377,20 @@ func TestVerdictsFilter(t *testing.T) {
 
 func TestRunEvidence(t *testing.T) {
 	d := anStore(t)
-	ev, err := d.RunEvidence(t.Context(), "etcd", "", 0)
+	ev, err := d.RunEvidence(t.Context(), "etcd", "", Bounds{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, e := range ev {
-		got = append(got, fmt.Sprintf("%d %s %s %s", e.BuildID, e.Result, e.Edge, e.Network))
+		got = append(got, fmt.Sprintf("%d %s %s|%s|%s", e.BuildID, e.Result, e.Edge, e.Variant, e.Type))
 	}
-	// Newest first, unfinished runs included: they are evidence too.
-	// Newest first; of two started at once, the higher build id.
-	want := []string{"4 aborted 4.13->4.14 minor ovn", "1 success 4.13->4.14 minor ovn", "8 failure  ",
-		"2 failure 4.13->4.14 minor ovn", "5 error 4.14 micro "}
+	// Newest first; of two started at once, the higher build id. Only
+	// counted runs: not the aborted one, nor the one whose upgrade never
+	// began.
+	want := []string{"9 failure ||presubmit", "1 success 4.13->4.14 minor|4.13->4.14 minor aws ovn amd64 ha|periodic",
+		"8 failure ||periodic", "2 failure 4.13->4.14 minor|4.13->4.14 minor aws ovn amd64 ha|periodic",
+		"5 error 4.14 micro|4.14 micro metal ovn amd64 ha|periodic"}
 	if !slices.Equal(got, want) {
 		t.Errorf("evidence\n got %q\nwant %q", got, want)
 	}
@@ -414,13 +399,19 @@ func TestRunEvidence(t *testing.T) {
 		e.Line != 10 || e.Hits != 1 || !e.At.Equal(anNow.Add(-time.Hour+time.Minute)) || e.Platform != "aws" || e.Arch != "amd64" {
 		t.Errorf("evidence row = %+v", e)
 	}
-	ev, err = d.RunEvidence(t.Context(), "etcd", "4.13->4.14 minor", 2)
-	if err != nil || len(ev) != 2 || ev[0].BuildID != 4 || ev[1].BuildID != 1 {
-		t.Errorf("evidence on an edge, limit 2: %+v, %v", ev, err)
+	ev, err = d.RunEvidence(t.Context(), "etcd", "4.13->4.14 minor", Bounds{}, 1)
+	if err != nil || len(ev) != 1 || ev[0].BuildID != 1 {
+		t.Errorf("evidence on an edge, limit 1: %+v, %v", ev, err)
+	}
+	ev, err = d.RunEvidence(t.Context(), "etcd", "", Bounds{Since: anNow.Add(-2 * time.Hour), Jobs: []string{anMinor.Name, anPre.Name}}, 0)
+	if err != nil || len(ev) != 2 || ev[0].BuildID != 9 || ev[1].BuildID != 1 {
+		t.Errorf("evidence within bounds: %+v, %v", ev, err)
 	}
 }
 
-func TestWeeklyRates(t *testing.T) {
+// TestWeekCounts: the weekly counts are by ISO week of the start, across a
+// year end, of counted runs only.
+func TestWeekCounts(t *testing.T) {
 	d := openTest(t)
 	if err := d.SyncSymptoms(t.Context(), []Symptom{{ID: "etcd", Title: "etcd", Source: "builtin"}}); err != nil {
 		t.Fatal(err)
@@ -434,29 +425,26 @@ func TestWeeklyRates(t *testing.T) {
 		anRun(anMinor, 3, "failure", day("2026-01-04"), "etcd"),
 		anRun(anMinor, 4, "aborted", day("2026-01-04"), "etcd"),
 		anRun(anMicro, 5, "success", day("2027-01-03")),
-		anRun(anOld, 6, "failure", day("2026-01-01"), "etcd"),
-		// A week of only a pending run, weeks without runs, a run whose
-		// start is unknown: none is listed.
 		anRun(anMinor, 7, "pending", day("2026-01-20"), "etcd"),
-		anRun(anMinor, 8, "success", day("2026-02-10")),
 		anRun(anMicro, 9, "failure", time.Time{}, "etcd"),
 	})
-	rates, err := d.WeeklyRates(t.Context(), "etcd")
+	c, err := d.AnalysisCounts(t.Context(), CountOptions{Weeks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, r := range rates {
-		got = append(got, fmt.Sprintf("%s %s %s %d/%d", r.Edge, r.Week, r.WeekStart.Format(time.DateOnly), r.Hits, r.Runs))
+	for _, w := range c.Weeks {
+		got = append(got, fmt.Sprintf("%s %s %s %s %d", w.Symptom, w.Release, w.Week, w.Monday.Format(time.DateOnly), w.Runs))
 	}
 	want := []string{
-		"4.13->4.14 minor 2025-W52 2025-12-22 1/1",
-		"4.13->4.14 minor 2026-W01 2025-12-29 1/2",
-		"4.13->4.14 minor 2026-W07 2026-02-09 0/1",
-		"4.14 micro 2026-W53 2026-12-28 0/1",
+		" 4.14 2026-W53 2026-12-28 1",
+		" 4.14 2025-W52 2025-12-22 1",
+		" 4.14 2026-W01 2025-12-29 2",
+		"etcd 4.14 2025-W52 2025-12-22 1",
+		"etcd 4.14 2026-W01 2025-12-29 1",
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("weekly rates\n got %q\nwant %q", got, want)
+		t.Errorf("weekly counts\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -482,6 +470,8 @@ func TestQueryPlans(t *testing.T) {
 			[]string{"runs_edge (edge=?)", "sqlite_autoindex_symptoms_1 (id=?)"}, nil},
 		{`SELECT * FROM v_symptom_rates WHERE scope = 'job' AND scope_key = 'x'`,
 			[]string{"INDEX runs_analysis (job=?)"}, nil},
+		{`SELECT * FROM v_symptom_rates WHERE scope = 'variant' AND scope_key = '4.14 micro metal ovn amd64 ha'`,
+			[]string{"runs_key"}, nil},
 		{`SELECT * FROM v_scoped_runs WHERE scope = 'edge' AND scope_key = '4.14 micro'`,
 			[]string{"runs_edge (edge=?)"}, nil},
 		{`SELECT * FROM v_regressions`, []string{"symptom_verdicts_verdict (verdict=?)"}, []string{"SCAN v"}},

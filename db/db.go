@@ -53,6 +53,13 @@ type DB struct {
 // Open opens the database at path, creating the file if needed, and brings
 // its schema up to date.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenAtVersion(ctx, path, 0)
+}
+
+// OpenAtVersion is Open with the migrations applied only up to version (0:
+// all of them): the database an older prowcrawl made, for the tests of
+// schema upgrades.
+func OpenAtVersion(ctx context.Context, path string, version int64) (*DB, error) {
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open db %s: directory %s does not exist", path, dir)
@@ -68,7 +75,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// instead of a busy wait between our own connections.
 	sqldb.SetMaxOpenConns(1)
 	d := &DB{db: sqldb, path: path}
-	if err := d.migrate(ctx); err != nil {
+	if err := d.migrate(ctx, version); err != nil {
 		return nil, errors.Join(fmt.Errorf("open db %s: %w", path, openError(err)), sqldb.Close())
 	}
 	return d, nil

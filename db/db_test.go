@@ -83,10 +83,11 @@ func TestOpenCreatesContractSchema(t *testing.T) {
 	d := openTest(t)
 	// The columns of the design's contract, and the extras this schema adds.
 	tables := map[string][]string{
-		"jobs": {"name", "type", "release", "from_release", "upgrade", "platform", "network", "arch"},
+		"jobs": {"name", "type", "release", "from_release", "upgrade", "platform", "network", "arch", "topology"},
 		"runs": {"job", "build_id", "bucket", "path", "url", "started_at", "finished_at", "result",
 			"release", "from_release", "upgrade", "from_version", "to_version", "upgrade_state",
-			"tag", "from_tag", "pull", "fetch_status", "fetch_error", "objects_read", "bytes_read", "crawled_at", "fetch_attempts", "given_up_at"},
+			"tag", "from_tag", "pull", "fetch_status", "fetch_error", "objects_read", "bytes_read", "crawled_at",
+			"upgrade_started", "edge", "variant", "fetch_attempts", "given_up_at"},
 		"tests":             {"job", "build_id", "suite", "name", "status", "duration_s", "message"},
 		"symptoms":          {"id", "title", "description", "bug", "source", "active"},
 		"run_symptoms":      {"job", "build_id", "symptom_id", "hits", "file", "line", "excerpt", "at", "last_at", "rule_hash"},

@@ -15,8 +15,10 @@ type Evidence struct {
 	URL                     string // the Prow view link
 	Result                  string
 	StartedAt               time.Time
-	Edge                    string // empty when the run's release is unknown
+	Edge                    string // empty when the run's release is unknown, or it is a presubmit
+	Variant                 string
 	Platform, Network, Arch string
+	Topology, Type          string
 	Symptom                 string
 	Hits                    int
 	File                    string
@@ -25,24 +27,32 @@ type Evidence struct {
 	At                      time.Time
 }
 
-// RunEvidence returns the runs that show symptom, newest first, at most
-// limit of them (all when limit <= 0). A non-empty edgeKey ("4.13->4.14
-// minor") keeps the runs on that edge.
-func (d *DB) RunEvidence(ctx context.Context, symptom, edgeKey string, limit int) ([]Evidence, error) {
+// RunEvidence returns the runs within b that show symptom and count in its
+// rates (finished, their upgrade begun or not known not to have), newest
+// first, at most limit of them (all when limit <= 0). A non-empty edgeKey
+// ("4.13->4.14 minor") keeps the runs on that edge.
+func (d *DB) RunEvidence(ctx context.Context, symptom, edgeKey string, b Bounds, limit int) ([]Evidence, error) {
+	cond, args, err := b.where()
+	if err != nil {
+		return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
+	}
 	var w where
 	if edgeKey != "" {
-		w.add(`edge = ?`, edgeKey)
+		w.add(`r.edge = ?`, edgeKey)
 	}
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT job, build_id, url, result, started_at, coalesce(edge, ''),
-	coalesce(platform, ''), coalesce(network, ''), coalesce(arch, ''), symptom_id, hits, coalesce(file, ''),
-	coalesce(line, 0), coalesce(excerpt, ''), at
-FROM v_run_symptoms
-WHERE symptom_id = ?`+w.sql()+`
-ORDER BY started_at DESC, build_id DESC
-LIMIT ?`, append(append([]any{symptom}, w.args...), limit)...)
+	query := `SELECT r.job, r.build_id, r.url, r.result, r.started_at, coalesce(r.edge, ''), coalesce(r.variant, ''),
+	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.type, ''),
+	rs.symptom_id, rs.hits, coalesce(rs.file, ''), coalesce(rs.line, 0), coalesce(rs.excerpt, ''), rs.at
+FROM run_symptoms rs INDEXED BY run_symptoms_symptom_run
+JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
+JOIN jobs j ON j.name = r.job
+WHERE rs.symptom_id = ? AND ` + countedRun + ` AND ` + startedRun + cond + w.sql() + `
+ORDER BY r.started_at DESC, r.build_id DESC
+LIMIT ?`
+	rows, err := d.db.QueryContext(ctx, query, append(append(append([]any{symptom}, args...), w.args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
 	}
@@ -51,8 +61,8 @@ LIMIT ?`, append(append([]any{symptom}, w.args...), limit)...)
 	for rows.Next() {
 		var e Evidence
 		var started, at sql.NullString
-		if err := rows.Scan(&e.Job, &e.BuildID, &e.URL, &e.Result, &started, &e.Edge, &e.Platform, &e.Network,
-			&e.Arch, &e.Symptom, &e.Hits, &e.File, &e.Line, &e.Excerpt, &at); err != nil {
+		if err := rows.Scan(&e.Job, &e.BuildID, &e.URL, &e.Result, &started, &e.Edge, &e.Variant, &e.Platform, &e.Network,
+			&e.Arch, &e.Topology, &e.Type, &e.Symptom, &e.Hits, &e.File, &e.Line, &e.Excerpt, &at); err != nil {
 			return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
 		}
 		if e.StartedAt, err = parseTime(started); err != nil {

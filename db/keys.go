@@ -1,9 +1,13 @@
 package db
 
-// The edge and variant keys are defined here once. Go code builds them with
-// Edge.String and Variant.String; the SQL of the schema and of the queries
-// (edgeSQL, variantSQL) must give the same text, which keys_test.go
-// checks on every shape of edge.
+import "github.com/openshift-eng/prowcrawl/prow"
+
+// The edge and variant keys are defined here once: RunKeys, from Edge.String
+// and Variant.String. The writer stores them in runs.edge and runs.variant,
+// which the views and analysts' queries read; analyze computes them with the
+// same function from the groups of runs it counts; the Go step of migration
+// 0005 (rederive.go) fills them for the runs stored before. SQL never
+// computes a key.
 
 // Edge is an upgrade edge: the release a run starts from, the release it
 // ends on, and the upgrade kind (micro, minor, multi, major, none; empty when
@@ -27,21 +31,48 @@ func (e Edge) String() string {
 	return e.From + "->" + e.To + " " + kind
 }
 
-// Variant is an edge on one platform, network and arch (each empty when the
-// job's name does not say).
+// Variant is an edge on one platform, network, arch and topology (each
+// empty when unknown).
 type Variant struct {
 	Edge
-	Platform, Network, Arch string
+	Platform, Network, Arch, Topology string
 }
 
-// String is the variant's scope key: the edge, then platform, network and
-// arch, "-" for each that is unknown: "4.13->4.14 minor aws ovn amd64".
+// String is the variant's scope key: the edge, then platform, network, arch
+// and topology, "-" for each that is unknown: "4.13->4.14 minor aws ovn
+// amd64 ha".
 func (v Variant) String() string {
 	if v.Edge.String() == "" {
 		return ""
 	}
-	return v.Edge.String() + " " + dash(v.Platform) + " " + dash(v.Network) + " " + dash(v.Arch)
+	return v.Edge.String() + " " + dash(v.Platform) + " " + dash(v.Network) + " " + dash(v.Arch) + " " + dash(v.Topology)
 }
+
+// RunKeys are the edge and variant keys of a run of job j whose edge is
+// release, fromRelease and upgrade (the run's own: from the job name, or for
+// an old name without a version from the cluster's versions). Both are
+// empty for a presubmit, which tests a pull request's code and counts only
+// in the presubmit scope, and for a run whose release is unknown. The
+// variant's network is the job's, else the default of the release the
+// cluster was installed with (fromRelease, else release).
+func RunKeys(j Job, release, fromRelease, upgrade string) (Edge, Variant) {
+	if j.Type == TypePresubmit || release == "" {
+		return Edge{}, Variant{}
+	}
+	e := Edge{From: fromRelease, To: release, Kind: upgrade}
+	network := j.Network
+	if network == "" {
+		installed := fromRelease
+		if installed == "" {
+			installed = release
+		}
+		network = prow.DefaultNetwork(installed)
+	}
+	return e, Variant{Edge: e, Platform: j.Platform, Network: network, Arch: j.Arch, Topology: j.Topology}
+}
+
+// TypePresubmit is jobs.type of a presubmit job.
+const TypePresubmit = "presubmit"
 
 // dash is s, or "-" when it is empty (NULL in the database).
 func dash(s string) string {
@@ -49,23 +80,4 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// edgeSQL is the SQL of Edge.String for the runs (or groups of runs) g, with
-// columns release, from_release and upgrade, NULL for an empty string: the
-// expression of the runs.edge column. Computed from the columns, the edge
-// lets SQLite read runs from a covering index, which it never does for a
-// query that names a virtual column.
-func edgeSQL(g string) string {
-	return `CASE
-		WHEN ` + g + `.release IS NULL THEN NULL
-		WHEN ` + g + `.from_release IS NULL OR ` + g + `.from_release = ` + g + `.release THEN ` + g + `.release || ' ' || coalesce(` + g + `.upgrade, '-')
-		ELSE ` + g + `.from_release || '->' || ` + g + `.release || ' ' || coalesce(` + g + `.upgrade, '-')
-	END`
-}
-
-// variantSQL is the SQL of Variant.String for an edge expression and the
-// job j.
-func variantSQL(edge, j string) string {
-	return edge + ` || ' ' || coalesce(` + j + `.platform, '-') || ' ' || coalesce(` + j + `.network, '-') || ' ' || coalesce(` + j + `.arch, '-')`
 }

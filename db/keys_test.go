@@ -1,9 +1,6 @@
 package db
 
-import (
-	"database/sql"
-	"testing"
-)
+import "testing"
 
 // edgeCases are the shapes of edge a run can have, and their keys.
 var edgeCases = []struct {
@@ -26,35 +23,34 @@ func TestEdgeString(t *testing.T) {
 		}
 	}
 	v := Variant{Edge: Edge{"4.13", "4.14", "minor"}, Platform: "aws", Arch: "amd64"}
-	if got, want := v.String(), "4.13->4.14 minor aws - amd64"; got != want {
+	if got, want := v.String(), "4.13->4.14 minor aws - amd64 -"; got != want {
 		t.Errorf("variant with no network = %q, want %q", got, want)
 	}
 }
 
-// TestKeysSQL checks that the SQL of the keys (the runs.edge column, and
-// edgeSQL and variantSQL of the queries) gives the text Edge.String and
-// Variant.String give, on the same runs.
-func TestKeysSQL(t *testing.T) {
-	ctx := t.Context()
-	d := openTest(t)
-	for i, c := range edgeCases {
-		rec := Record{
-			Job: Job{Name: "job-" + string(rune('a'+i)), Platform: "aws", Arch: "amd64"},
-			Run: Run{BuildID: int64(i + 1), Bucket: "b", Path: "p", URL: "u", Result: "success", FetchStatus: "complete",
-				Release: c.e.To, FromRelease: c.e.From, Upgrade: c.e.Kind},
-		}
-		if err := d.Write(ctx, []Record{rec}, nil); err != nil {
-			t.Fatal(err)
-		}
-		var column, expr, variant sql.NullString
-		if err := d.db.QueryRowContext(ctx, `SELECT r.edge, `+edgeSQL("r")+`, `+variantSQL(edgeSQL("r"), "j")+`
-FROM runs r JOIN jobs j ON j.name = r.job WHERE r.job = ?`, rec.Job.Name).Scan(&column, &expr, &variant); err != nil {
-			t.Fatal(err)
-		}
-		v := Variant{Edge: c.e, Platform: "aws", Arch: "amd64"}
-		if column.String != c.want || expr.String != c.want || variant.String != v.String() {
-			t.Errorf("%#v: runs.edge %q, edgeSQL %q, variantSQL %q; want %q and %q", c.e, column.String, expr.String,
-				variant.String, c.want, v.String())
+// TestRunKeys: the keys of a run, from its job: a presubmit has none, a
+// job without a network takes the default of the release installed.
+func TestRunKeys(t *testing.T) {
+	aws := Job{Name: "j", Type: "periodic", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha"}
+	noNet := aws
+	noNet.Network = ""
+	pre := aws
+	pre.Type = TypePresubmit
+	for _, c := range []struct {
+		j                 Job
+		rel, from, kind   string
+		wantEdge, wantVar string
+	}{
+		{aws, "4.14", "4.13", "minor", "4.13->4.14 minor", "4.13->4.14 minor aws ovn amd64 ha"},
+		{noNet, "4.12", "4.11", "minor", "4.11->4.12 minor", "4.11->4.12 minor aws sdn amd64 ha"},
+		{noNet, "4.12", "", "micro", "4.12 micro", "4.12 micro aws ovn amd64 ha"},
+		{aws, "4.16", "4.16", "micro-downgrade", "4.16 micro-downgrade", "4.16 micro-downgrade aws ovn amd64 ha"},
+		{pre, "4.14", "4.14", "micro", "", ""},
+		{aws, "", "", "", "", ""},
+	} {
+		e, v := RunKeys(c.j, c.rel, c.from, c.kind)
+		if e.String() != c.wantEdge || v.String() != c.wantVar {
+			t.Errorf("RunKeys(%+v, %q, %q, %q) = %q, %q; want %q, %q", c.j, c.rel, c.from, c.kind, e, v, c.wantEdge, c.wantVar)
 		}
 	}
 }

@@ -54,9 +54,9 @@ func migrations() ([]migration, error) {
 	return ms, nil
 }
 
-// migrate applies the migrations the database lacks, each in its own
-// transaction, and records them in schema_migrations.
-func (d *DB) migrate(ctx context.Context) error {
+// migrate applies the migrations the database lacks, up to version upTo (0:
+// all), each in its own transaction, and records them in schema_migrations.
+func (d *DB) migrate(ctx context.Context, upTo int64) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (d *DB) migrate(ctx context.Context) error {
 		return err
 	}
 	for _, m := range ms {
-		if applied[m.version] {
+		if applied[m.version] || upTo > 0 && m.version > upTo {
 			continue
 		}
 		if err := d.apply(ctx, m); err != nil {
@@ -115,6 +115,11 @@ func (d *DB) apply(ctx context.Context, m migration) (err error) {
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err
+	}
+	if step := goSteps[m.version]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 		m.version, m.name, formatTime(time.Now())); err != nil {

@@ -11,6 +11,9 @@ const (
 	ScopeJob     = "job"
 	ScopeEdge    = "edge"
 	ScopeVariant = "variant"
+	// ScopePresubmit keys presubmit jobs: their runs test a pull request's
+	// code, never a release's, and count in no edge or variant.
+	ScopePresubmit = "presubmit"
 
 	CompareRelease = "release"
 	CompareWindow  = "window"
@@ -37,10 +40,10 @@ type Filter struct {
 // check rejects a scope that does not exist, which would select nothing.
 func (f Filter) check() error {
 	switch f.Scope {
-	case "", ScopeJob, ScopeEdge, ScopeVariant:
+	case "", ScopeJob, ScopeEdge, ScopeVariant, ScopePresubmit:
 		return nil
 	}
-	return fmt.Errorf("unknown scope %q (want job, edge or variant)", f.Scope)
+	return fmt.Errorf("unknown scope %q (want job, edge, variant or presubmit)", f.Scope)
 }
 
 // where builds the conditions of a query.
@@ -73,12 +76,10 @@ func (f Filter) analysisWhere(t string) *where {
 	}
 	if f.Job != "" {
 		// The job's edges, from the index that holds them.
-		edges := `SELECT DISTINCT r.edge FROM runs r INDEXED BY runs_key WHERE r.job = ?`
-		w.add(`(`+t+`.scope = 'job' AND `+t+`.scope_key = ?
-	OR `+t+`.scope = 'edge' AND `+t+`.scope_key IN (`+edges+`)
-	OR `+t+`.scope = 'variant' AND `+t+`.scope_key IN (
-		SELECT `+variantSQL("r.edge", "j")+` FROM (`+edges+`) r JOIN jobs j ON j.name = ?))`,
-			f.Job, f.Job, f.Job, f.Job)
+		w.add(`(`+t+`.scope IN ('job', 'presubmit') AND `+t+`.scope_key = ?
+	OR `+t+`.scope = 'edge' AND `+t+`.scope_key IN (SELECT r.edge FROM runs r INDEXED BY runs_key WHERE r.job = ?)
+	OR `+t+`.scope = 'variant' AND `+t+`.scope_key IN (SELECT r.variant FROM runs r INDEXED BY runs_key WHERE r.job = ?))`,
+			f.Job, f.Job, f.Job)
 	}
 	if !f.Since.IsZero() {
 		w.add(t+`.computed_at >= ?`, formatTime(f.Since))

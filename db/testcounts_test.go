@@ -175,8 +175,7 @@ func TestTestCountsFollowMerges(t *testing.T) {
 // TestTestCountsMigration opens a database whose runs were stored before
 // test_counts existed: the migration counts them.
 func TestTestCountsMigration(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
-	d := openAt(t, path)
+	src := openAt(t, filepath.Join(t.TempDir(), "src.db"))
 	var recs []Record
 	for i := range 20 {
 		status := []string{"pass", "fail", "flake", "skip"}[i%4]
@@ -184,15 +183,11 @@ func TestTestCountsMigration(t *testing.T) {
 		recs = append(recs, ctRun("job-a-upgrade", int64(i+1), result, "4.13", fmt.Sprint("4.1", 4+i%2), "minor",
 			"s/x="+status, "s/y=pass"))
 	}
-	write(t, d, recs)
-	// Back to the schema before 0004, with the runs kept.
-	if _, err := d.db.ExecContext(t.Context(), `DROP TABLE test_counts; DELETE FROM schema_migrations WHERE version = 4`); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
-	d = openAt(t, path)
+	write(t, src, recs)
+	// The schema before 0004, with the runs kept.
+	path := filepath.Join(t.TempDir(), "old.db")
+	oldDatabase(t, src, path, 3)
+	d := openAt(t, path)
 	checkTestCounts(t, d, "after the migration")
 	if n := count(t, d, "test_counts"); n != 4 {
 		t.Errorf("%d rows in test_counts, want 4 (two tests on two edges)", n)

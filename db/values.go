@@ -50,3 +50,14 @@ func parseTime(s sql.NullString) (time.Time, error) {
 	}
 	return t.UTC(), nil
 }
+
+// nullBool stores nil as NULL, true as 1 and false as 0.
+func nullBool(b *bool) any {
+	switch {
+	case b == nil:
+		return nil
+	case *b:
+		return int64(1)
+	}
+	return int64(0)
+}

@@ -14,7 +14,7 @@ import (
 // side has no runs; P is NaN when either side has none.
 type SymptomVerdict struct {
 	Symptom    string
-	Scope      string // job, edge or variant
+	Scope      string // job, edge, variant or presubmit
 	Key        string // the job name, edge or variant
 	Comparison string // release or window
 	// SampleLabel and BasisLabel name what was compared: two edges or
@@ -29,6 +29,12 @@ type SymptomVerdict struct {
 	// ComputedAt is when the analysis ran; ReplaceAnalysis stores the time
 	// of the call when it is zero.
 	ComputedAt time.Time
+	// SampleFrom, SampleTo, BasisFrom and BasisTo are the start times of
+	// the first and last run counted on each side (zero without runs).
+	SampleFrom, SampleTo, BasisFrom, BasisTo time.Time
+	// SampleLeftOut and BasisLeftOut are the finished runs of each side not
+	// counted because their upgrade never began.
+	SampleLeftOut, BasisLeftOut int
 
 	// Title and Bug are the symptom's, filled by Verdicts; ReplaceAnalysis
 	// ignores them.
@@ -81,8 +87,8 @@ func (d *DB) ReplaceAnalysis(ctx context.Context, verdicts []SymptomVerdict, rat
 func insertVerdicts(ctx context.Context, tx *sql.Tx, verdicts []SymptomVerdict, now string) (err error) {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO symptom_verdicts (symptom_id, scope, scope_key, comparison,
 	sample_label, basis_label, sample_runs, sample_hits, basis_runs, basis_hits, sample_rate, basis_rate,
-	p_value, verdict, computed_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	p_value, verdict, computed_at, sample_from, sample_to, basis_from, basis_to, sample_left_out, basis_left_out)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -94,7 +100,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		}
 		if _, err := stmt.ExecContext(ctx, v.Symptom, v.Scope, v.Key, v.Comparison, v.SampleLabel, v.BasisLabel,
 			v.SampleRuns, v.SampleHits, v.BasisRuns, v.BasisHits, nullFloat(v.SampleRate), nullFloat(v.BasisRate),
-			nullFloat(v.P), v.Verdict, at); err != nil {
+			nullFloat(v.P), v.Verdict, at, nullTime(v.SampleFrom), nullTime(v.SampleTo), nullTime(v.BasisFrom),
+			nullTime(v.BasisTo), v.SampleLeftOut, v.BasisLeftOut); err != nil {
 			return fmt.Errorf("verdict %s %s %q %s: %w", v.Symptom, v.Scope, v.Key, v.Comparison, err)
 		}
 	}
@@ -150,7 +157,8 @@ func (d *DB) Verdicts(ctx context.Context, f Filter) ([]SymptomVerdict, error) {
 	}
 	rows, err := d.db.QueryContext(ctx, `SELECT v.symptom_id, v.scope, v.scope_key, v.comparison,
 	v.sample_label, v.basis_label, v.sample_runs, v.sample_hits, v.basis_runs, v.basis_hits,
-	v.sample_rate, v.basis_rate, v.p_value, v.verdict, v.computed_at, s.title, coalesce(s.bug, '')
+	v.sample_rate, v.basis_rate, v.p_value, v.verdict, v.computed_at, s.title, coalesce(s.bug, ''),
+	v.sample_from, v.sample_to, v.basis_from, v.basis_to, v.sample_left_out, v.basis_left_out
 FROM symptom_verdicts v JOIN symptoms s ON s.id = v.symptom_id
 WHERE 1`+w.sql()+`
 ORDER BY v.symptom_id, v.scope, v.scope_key, v.comparison`, w.args...)
@@ -162,11 +170,19 @@ ORDER BY v.symptom_id, v.scope, v.scope_key, v.comparison`, w.args...)
 	for rows.Next() {
 		var v SymptomVerdict
 		var sampleRate, basisRate, p sql.NullFloat64
-		var at sql.NullString
+		var at, sf, st, bf, bt sql.NullString
 		if err := rows.Scan(&v.Symptom, &v.Scope, &v.Key, &v.Comparison, &v.SampleLabel, &v.BasisLabel,
 			&v.SampleRuns, &v.SampleHits, &v.BasisRuns, &v.BasisHits, &sampleRate, &basisRate, &p,
-			&v.Verdict, &at, &v.Title, &v.Bug); err != nil {
+			&v.Verdict, &at, &v.Title, &v.Bug, &sf, &st, &bf, &bt, &v.SampleLeftOut, &v.BasisLeftOut); err != nil {
 			return nil, fmt.Errorf("verdicts: %w", err)
+		}
+		for _, t := range []struct {
+			dst *time.Time
+			src sql.NullString
+		}{{&v.SampleFrom, sf}, {&v.SampleTo, st}, {&v.BasisFrom, bf}, {&v.BasisTo, bt}} {
+			if *t.dst, err = parseTime(t.src); err != nil {
+				return nil, fmt.Errorf("verdicts: %w", err)
+			}
 		}
 		v.SampleRate, v.BasisRate, v.P = floatOrNaN(sampleRate), floatOrNaN(basisRate), floatOrNaN(p)
 		if v.ComputedAt, err = parseTime(at); err != nil {

@@ -10,7 +10,7 @@ import (
 
 // Job is a row of jobs: a job name and what the name says about it.
 type Job struct {
-	Name, Type, Release, FromRelease, Upgrade, Platform, Network, Arch string
+	Name, Type, Release, FromRelease, Upgrade, Platform, Network, Arch, Topology string
 }
 
 // Run is a row of runs. Empty optional strings, a zero Pull and zero times are
@@ -30,11 +30,14 @@ type Run struct {
 	FromVersion  string
 	ToVersion    string
 	UpgradeState string // Completed, Partial or empty
-	Tag          string
-	FromTag      string
-	Pull         int
-	FetchStatus  string // complete, partial or error
-	FetchError   string
+	// UpgradeStarted is whether the run's upgrade began (prow.UpgradeBegan);
+	// nil when unknown, which counts as started.
+	UpgradeStarted *bool
+	Tag            string
+	FromTag        string
+	Pull           int
+	FetchStatus    string // complete, partial or error
+	FetchError     string
 	// FetchAttempts counts the crawls in a row that could not read the run
 	// whole (0 when it is complete); GivenUpAt, unless zero, is when the
 	// crawler stopped reading it again.
@@ -95,8 +98,8 @@ type Cursor struct {
 }
 
 const (
-	upsertJob = `INSERT INTO jobs (name, type, release, from_release, upgrade, platform, network, arch)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	upsertJob = `INSERT INTO jobs (name, type, release, from_release, upgrade, platform, network, arch, topology)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET
 	type = excluded.type,
 	release = excluded.release,
@@ -104,7 +107,8 @@ ON CONFLICT (name) DO UPDATE SET
 	upgrade = excluded.upgrade,
 	platform = excluded.platform,
 	network = excluded.network,
-	arch = excluded.arch`
+	arch = excluded.arch,
+	topology = excluded.topology`
 
 	deleteTests    = `DELETE FROM tests WHERE job = ? AND build_id = ?`
 	deleteSymptoms = `DELETE FROM run_symptoms WHERE job = ? AND build_id = ?`
@@ -115,8 +119,8 @@ ON CONFLICT (name) DO UPDATE SET
 	// which would cascade to rows of the run that are not ours to drop.
 	upsertRun = `INSERT INTO runs (job, build_id, bucket, path, url, started_at, finished_at, result,
 	release, from_release, upgrade, from_version, to_version, upgrade_state, tag, from_tag, pull,
-	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at, upgrade_started, edge, variant)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (job, build_id) DO UPDATE SET
 	bucket = excluded.bucket,
 	path = excluded.path,
@@ -139,7 +143,10 @@ ON CONFLICT (job, build_id) DO UPDATE SET
 	bytes_read = excluded.bytes_read,
 	crawled_at = excluded.crawled_at,
 	fetch_attempts = excluded.fetch_attempts,
-	given_up_at = excluded.given_up_at`
+	given_up_at = excluded.given_up_at,
+	upgrade_started = excluded.upgrade_started,
+	edge = excluded.edge,
+	variant = excluded.variant`
 
 	// A test listed twice in a run (two JUnit files, a retry) is merged as
 	// the design defines it: failed and passed is a flake; a skip yields to
@@ -303,9 +310,11 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 	}
 	if _, err := w.job.ExecContext(ctx, j.Name, nullString(j.Type), nullString(j.Release),
 		nullString(j.FromRelease), nullString(j.Upgrade), nullString(j.Platform),
-		nullString(j.Network), nullString(j.Arch)); err != nil {
+		nullString(j.Network), nullString(j.Arch), nullString(j.Topology)); err != nil {
 		return fmt.Errorf("job: %w", err)
 	}
+	// The run's keys, from the one definition of them.
+	edge, variant := RunKeys(j, r.Release, r.FromRelease, r.Upgrade)
 	for _, del := range []*sql.Stmt{w.delTests, w.delSymptoms, w.delErrors, w.delDisruptions} {
 		if _, err := del.ExecContext(ctx, r.Job, r.BuildID); err != nil {
 			return fmt.Errorf("delete old rows: %w", err)
@@ -317,7 +326,8 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 		nullString(r.FromVersion), nullString(r.ToVersion), nullString(r.UpgradeState),
 		nullString(r.Tag), nullString(r.FromTag), nullInt(r.Pull),
 		r.FetchStatus, nullString(r.FetchError), r.ObjectsRead, r.BytesRead,
-		formatTime(r.CrawledAt), r.FetchAttempts, nullTime(r.GivenUpAt)); err != nil {
+		formatTime(r.CrawledAt), r.FetchAttempts, nullTime(r.GivenUpAt), nullBool(r.UpgradeStarted),
+		nullString(edge.String()), nullString(variant.String())); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	for _, t := range rec.Tests {

@@ -13,6 +13,10 @@ const (
 	UpgradeMinor = "minor" // from X.Y to X.(Y+1)
 	UpgradeMulti = "multi" // across more than one minor, or through several
 	UpgradeMajor = "major" // from X.* to (X+1).*
+	// UpgradeMicroDowngrade is a job that installs the newer payload and
+	// goes back to the older one (-upgrade-out-of-change): never counted
+	// with the micro upgrades.
+	UpgradeMicroDowngrade = "micro-downgrade"
 )
 
 // release is an OpenShift X.Y release.

@@ -23,11 +23,14 @@ type Assessment struct {
 	// Counted says which runs the numbers are of.
 	Counted string `json:"counted"`
 	// Summary is the answer in one sentence.
-	Summary    string     `json:"summary"`
-	Impacted   Impacted   `json:"who_is_impacted"`
-	Impact     Impact     `json:"what_is_the_impact"`
-	Regression Regression `json:"is_it_a_regression"`
-	Flake      Flake      `json:"does_it_look_like_a_flake"`
+	Summary     string      `json:"summary"`
+	Impacted    Impacted    `json:"who_is_impacted"`
+	Impact      Impact      `json:"what_is_the_impact"`
+	Remediation Remediation `json:"how_involved_is_remediation"`
+	Regression  Regression  `json:"is_it_a_regression"`
+	Flake       Flake       `json:"does_it_look_like_a_flake"`
+	// blocked are the drafts of FormatBlockedEdges.
+	blocked []BlockedEdge
 }
 
 // Impacted answers "who is impacted": the edges and variants showing the
@@ -40,7 +43,18 @@ type Impacted struct {
 	// Block are the edges where it is a regression: the edges to block if
 	// the bug is a blocker.
 	Block []string `json:"edges_to_block"`
-	Text  string   `json:"answer"`
+	// FirstSeen and LastSeen are the start dates of the first and the last
+	// run that showed it; Jobs the jobs of those runs.
+	FirstSeen string   `json:"first_seen,omitempty"`
+	LastSeen  string   `json:"last_seen,omitempty"`
+	Jobs      []string `json:"jobs"`
+	// FirstPayload is the to_version of the first run that showed it on a
+	// regressed edge (of the first run at all when none regressed).
+	FirstPayload string `json:"first_payload,omitempty"`
+	// Untested are the edges a comparison needed that have no runs: not
+	// known to be unaffected.
+	Untested []string `json:"untested_edges"`
+	Text     string   `json:"answer"`
 }
 
 // Share is how many of a scope key's finished runs show the symptom.
@@ -51,6 +65,16 @@ type Share struct {
 	FailedWith   int      `json:"failed_with"`
 	PassedWith   int      `json:"passed_with"`
 	Rate         *float64 `json:"rate"`
+	// RateLow and RateHigh are the rate's 95 % Wilson interval.
+	RateLow  *float64 `json:"rate_low"`
+	RateHigh *float64 `json:"rate_high"`
+	// LeftOut are the finished runs not counted: their upgrade never began.
+	LeftOut int `json:"left_out"`
+	// From and To are the dates (RFC 3339) of the first and last run counted.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// OnlyJob names the one job whose runs show it, when only one does.
+	OnlyJob string `json:"only_job,omitempty"`
 	// FewRuns is set when the key has fewer finished runs than a verdict
 	// needs: its rate is not to be relied on.
 	FewRuns bool   `json:"few_runs,omitempty"`
@@ -60,14 +84,21 @@ type Share struct {
 // Impact answers "what is the impact": how many runs showed the symptom,
 // how many of them failed, and examples to open.
 type Impact struct {
-	FinishedRuns    int       `json:"finished_runs"`
-	RunsWith        int       `json:"runs_with"`
-	FailedWith      int       `json:"failed_with"`
-	PassedWith      int       `json:"passed_with"`
-	FailedRuns      int       `json:"failed_runs"`
-	ShareOfFailures *float64  `json:"share_of_failures"`
-	Text            string    `json:"answer"`
-	Examples        []Example `json:"examples"`
+	FinishedRuns    int      `json:"finished_runs"`
+	RunsWith        int      `json:"runs_with"`
+	FailedWith      int      `json:"failed_with"`
+	PassedWith      int      `json:"passed_with"`
+	FailedRuns      int      `json:"failed_runs"`
+	ShareOfFailures *float64 `json:"share_of_failures"`
+	RateLow         *float64 `json:"rate_low"`
+	RateHigh        *float64 `json:"rate_high"`
+	LeftOut         int      `json:"left_out"`
+	Text            string   `json:"answer"`
+	// Disruption is what the backends saw in the runs showing it.
+	Disruption []BackendImpact `json:"disruption"`
+	// FailedTests are the tests that failed in the runs showing it.
+	FailedTests []TestShare `json:"failed_tests"`
+	Examples    []Example   `json:"examples"`
 }
 
 // Example is a run that shows the symptom, with its first evidence.
@@ -95,6 +126,9 @@ type Regression struct {
 	Variants []Finding `json:"variants"` // the regressions and new ones
 	// Unseen are the edges where no run shows it, nor one release earlier.
 	Unseen []string `json:"not_seen_on"`
+	// Tracked says how the regressions table holds it: open since when,
+	// reopened, closed.
+	Tracked []string `json:"tracked"`
 }
 
 // Finding is one comparison of a sample with its basis, in words.
@@ -112,6 +146,18 @@ type Finding struct {
 	PValue     *float64 `json:"p_value"`
 	Verdict    string   `json:"verdict"`
 	Text       string   `json:"text"`
+	// The rates' 95 % Wilson intervals, the dates (RFC 3339) of the first
+	// and last run of each side, and the runs each left out.
+	SampleRateLow  *float64 `json:"sample_rate_low"`
+	SampleRateHigh *float64 `json:"sample_rate_high"`
+	BasisRateLow   *float64 `json:"basis_rate_low"`
+	BasisRateHigh  *float64 `json:"basis_rate_high"`
+	SampleFrom     string   `json:"sample_from"`
+	SampleTo       string   `json:"sample_to"`
+	BasisFrom      string   `json:"basis_from"`
+	BasisTo        string   `json:"basis_to"`
+	SampleLeftOut  int      `json:"sample_left_out"`
+	BasisLeftOut   int      `json:"basis_left_out"`
 }
 
 // Flake answers "does it look like a flake": whether it is intermittent,
@@ -180,10 +226,34 @@ func Assess(in AssessInput) Assessment {
 
 	a.Counted = counted(in)
 	a.Impacted = impacted(in.Rates, minRuns, block, variants)
+	w := who(in.Extras, in.Verdicts, regressed)
+	a.Impacted.FirstSeen, a.Impacted.LastSeen, a.Impacted.Jobs = w.FirstSeen, w.LastSeen, w.Jobs
+	a.Impacted.FirstPayload, a.Impacted.Untested = w.FirstPayload, w.Untested
+	if a.Impacted.Jobs == nil {
+		a.Impacted.Jobs = []string{}
+	}
+	if a.Impacted.Untested == nil {
+		a.Impacted.Untested = []string{}
+	}
 	a.Impact = impact(in, regressed)
+	a.Impact.Disruption = backendImpacts(in.Extras, block)
+	if a.Impact.Disruption == nil {
+		a.Impact.Disruption = []BackendImpact{}
+	}
+	a.Impact.FailedTests = []TestShare{}
+	for _, t := range in.Extras.FailedTests {
+		a.Impact.FailedTests = append(a.Impact.FailedTests, TestShare{Name: t.Name, Runs: t.Runs,
+			Text: fmt.Sprintf("%s: failed in %d of the %d runs", t.Name, t.Runs, a.Impact.RunsWith)})
+	}
+	a.Remediation = remediation(in.Extras)
 	a.Regression = regression(edges, variants)
+	a.Regression.Tracked = lifecycleWords(in.Extras.Regressions)
+	if a.Regression.Tracked == nil {
+		a.Regression.Tracked = []string{}
+	}
 	a.Flake = flake(in, edges, jobWindows)
 	a.Summary = summary(a, edges)
+	a.blocked = blockedEdges(in, a)
 	return a
 }
 
@@ -196,21 +266,37 @@ func counted(in AssessInput) string {
 	if !in.Since.IsZero() {
 		s += " started since " + in.Since.UTC().Format(time.DateOnly)
 	}
-	return s + " (success, failure or error; not aborted or pending)"
+	if !in.Until.IsZero() {
+		s += " started before " + in.Until.UTC().Format(time.DateOnly)
+	}
+	return s + " (success, failure or error; not aborted or pending) whose upgrade began; presubmits only in their own scope, never in an edge"
 }
 
 func share(r db.SymptomRate, minRuns int) Share {
+	lo, hi := analyze.Wilson(r.RunsWith, r.FinishedRuns)
 	s := Share{Key: r.Key, FinishedRuns: r.FinishedRuns, RunsWith: r.RunsWith, FailedWith: r.FailedWith,
-		PassedWith: r.PassedWith, Rate: round6(r.Rate), FewRuns: r.FinishedRuns < minRuns}
+		PassedWith: r.PassedWith, Rate: round6(r.Rate), RateLow: round6(lo), RateHigh: round6(hi),
+		LeftOut: r.LeftOut, From: rfc3339(r.First), To: rfc3339(r.Last), FewRuns: r.FinishedRuns < minRuns}
+	if r.Jobs == 1 {
+		s.OnlyJob = r.OnlyJob
+	}
+	left := ""
+	if r.LeftOut > 0 {
+		left = fmt.Sprintf("; %d more left out: their upgrade never began", r.LeftOut)
+	}
 	if r.RunsWith == 0 {
-		s.Text = fmt.Sprintf("%s (0/%d)", r.Key, r.FinishedRuns)
+		s.Text = fmt.Sprintf("%s (0/%d%s)", r.Key, r.FinishedRuns, left)
 		return s
 	}
-	s.Text = fmt.Sprintf("%s: %s of finished runs (%d/%d", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns)
+	s.Text = fmt.Sprintf("%s: %s of finished runs (%d/%d, %s, %s%s", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns,
+		interval0(r.RunsWith, r.FinishedRuns), span(r.First, r.Last), left)
 	if s.FewRuns {
 		s.Text += "; too few runs to rely on"
 	}
 	s.Text += ")"
+	if s.OnlyJob != "" {
+		s.Text += "; seen only in " + s.OnlyJob
+	}
 	return s
 }
 
@@ -269,8 +355,9 @@ func impacted(rates []db.SymptomRate, minRuns int, block []string, variants []db
 
 func impact(in AssessInput, regressed map[string]bool) Impact {
 	var im Impact
+	jobs := map[string]bool{}
 	for _, r := range in.Rates {
-		if r.Scope != db.ScopeJob { // every finished run is in one job
+		if r.Scope != db.ScopeJob { // every counted run of a release is in one job
 			continue
 		}
 		im.FinishedRuns += r.FinishedRuns
@@ -278,22 +365,37 @@ func impact(in AssessInput, regressed map[string]bool) Impact {
 		im.FailedWith += r.FailedWith
 		im.PassedWith += r.PassedWith
 		im.FailedRuns += r.FailedRuns
+		im.LeftOut += r.LeftOut
+		if r.RunsWith > 0 {
+			jobs[r.Key] = true
+		}
 	}
 	if im.FailedRuns > 0 {
 		im.ShareOfFailures = round6(float64(im.FailedWith) / float64(im.FailedRuns))
 	}
+	lo, hi := analyze.Wilson(im.RunsWith, im.FinishedRuns)
+	im.RateLow, im.RateHigh = round6(lo), round6(hi)
 	switch {
 	case im.FinishedRuns == 0:
 		im.Text = "No finished runs are stored."
 	case im.RunsWith == 0:
 		im.Text = fmt.Sprintf("None of %d finished runs showed it.", im.FinishedRuns)
 	default:
-		im.Text = fmt.Sprintf("%d of %d finished runs showed it (%s): %d failed and %d passed anyway.",
-			im.RunsWith, im.FinishedRuns, pct0(float64(im.RunsWith)/float64(im.FinishedRuns)), im.FailedWith, im.PassedWith)
+		im.Text = fmt.Sprintf("%d of %d finished runs showed it (%s, %s): %d failed and %d passed anyway.",
+			im.RunsWith, im.FinishedRuns, pct0(float64(im.RunsWith)/float64(im.FinishedRuns)), interval0(im.RunsWith, im.FinishedRuns),
+			im.FailedWith, im.PassedWith)
+		if len(jobs) == 1 {
+			for j := range jobs {
+				im.Text += " It was seen only in one job, " + j + "."
+			}
+		}
 		if im.FailedRuns > 0 {
 			im.Text += fmt.Sprintf(" It is in %d of the %d failed runs (%s).",
 				im.FailedWith, im.FailedRuns, pct0(float64(im.FailedWith)/float64(im.FailedRuns)))
 		}
+	}
+	if im.LeftOut > 0 {
+		im.Text += fmt.Sprintf(" %d more finished runs are left out: their upgrade never began.", im.LeftOut)
 	}
 	im.Examples = pickExamples(in.Evidence, regressed)
 	return im
@@ -343,22 +445,31 @@ func runFile(e db.Evidence) string {
 }
 
 func finding(v db.SymptomVerdict) Finding {
+	r := rowOf(v)
 	return Finding{Key: v.Key, Comparison: v.Comparison, Sample: v.SampleLabel, SampleRuns: v.SampleRuns,
 		SampleHits: v.SampleHits, SampleRate: round6(v.SampleRate), Basis: v.BasisLabel, BasisRuns: v.BasisRuns,
 		BasisHits: v.BasisHits, BasisRate: round6(v.BasisRate), PValue: round6(v.P), Verdict: v.Verdict,
-		Text: releaseWords(v)}
+		Text:          releaseWords(v),
+		SampleRateLow: r.SampleRateLow, SampleRateHigh: r.SampleRateHigh, BasisRateLow: r.BasisRateLow, BasisRateHigh: r.BasisRateHigh,
+		SampleFrom: r.SampleFrom, SampleTo: r.SampleTo, BasisFrom: r.BasisFrom, BasisTo: r.BasisTo,
+		SampleLeftOut: v.SampleLeftOut, BasisLeftOut: v.BasisLeftOut}
 }
 
-// sides is "S 43% (6/14) against B 0% (0/14)".
+// sides is "S 43% (6/14, 95% CI 21-67%, 2026-11-02..2026-11-28) against B
+// 0% (0/14, ...)": each side with its interval and the dates of its runs.
 func sides(v db.SymptomVerdict) string {
-	side := func(hits, runs int) string {
+	side := func(hits, runs int, from, to time.Time, left int) string {
 		if runs == 0 {
 			return "(no runs)"
 		}
-		return rateOf(hits, runs)
+		s := fmt.Sprintf("%s (%d/%d, %s, %s", pct0(float64(hits)/float64(runs)), hits, runs, interval0(hits, runs), span(from, to))
+		if left > 0 {
+			s += fmt.Sprintf("; %d left out", left)
+		}
+		return s + ")"
 	}
-	return fmt.Sprintf("%s %s against %s %s", v.SampleLabel, side(v.SampleHits, v.SampleRuns),
-		v.BasisLabel, side(v.BasisHits, v.BasisRuns))
+	return fmt.Sprintf("%s %s against %s %s", v.SampleLabel, side(v.SampleHits, v.SampleRuns, v.SampleFrom, v.SampleTo, v.SampleLeftOut),
+		v.BasisLabel, side(v.BasisHits, v.BasisRuns, v.BasisFrom, v.BasisTo, v.BasisLeftOut))
 }
 
 // releaseWords answers "is it a regression" for one release comparison.
@@ -369,7 +480,7 @@ func releaseWords(v db.SymptomVerdict) string {
 	case analyze.VerdictNew:
 		return fmt.Sprintf("Not yet significant, but new: %s, %s. It was absent one release earlier: watch it", sides(v), pPhrase(v.P))
 	case analyze.VerdictFlake:
-		return fmt.Sprintf("No: every earlier release was as affected (%s, %s)", sides(v), pPhrase(v.P))
+		return fmt.Sprintf("No: not significantly more frequent than one release earlier (%s, %s)", sides(v), pPhrase(v.P))
 	case analyze.VerdictPersistent:
 		return fmt.Sprintf("No: nearly every run shows it, and not significantly more than before (%s, %s)", sides(v), pPhrase(v.P))
 	case analyze.VerdictImproved:
@@ -410,7 +521,7 @@ func regression(edges, variants []db.SymptomVerdict) Regression {
 		r.Text = "Not yet: it is new on " + strings.Join(has[analyze.VerdictNew], ", ") + ", absent one release earlier, but not significantly more frequent yet."
 	case len(has[analyze.VerdictFlake])+len(has[analyze.VerdictPersistent])+len(has[analyze.VerdictImproved]) > 0:
 		r.Answer = AnswerNo
-		r.Text = "No: wherever it shows, the release before was as affected or worse."
+		r.Text = "No: wherever it shows, it is not significantly more frequent than one release earlier."
 	case !hits:
 		r.Answer = AnswerNo
 		r.Text = "No: no run of a compared edge shows it."
@@ -478,7 +589,7 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 		it.Text = fmt.Sprintf("%s: %s of runs (%d/%d)", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns)
 		if w := byEdge[r.Key]; w != nil {
 			it.WeeksWithRuns, it.WeeksWithHits = w.runs, w.hits
-			it.Text += fmt.Sprintf(", in %d of %d weeks with runs", w.hits, w.runs)
+			it.Text += fmt.Sprintf(", in %d of %d weekly points (weeks with fewer than %d runs merged)", w.hits, w.runs, analyze.MinWeekRuns)
 		}
 		it.Text += ": " + how
 		f.Edges = append(f.Edges, it)
@@ -496,6 +607,9 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 		f.Jobs = append(f.Jobs, j)
 	}
 
+	if f.Window == "" {
+		f.Window = in.Window
+	}
 	verdicts := map[string][]string{}
 	for _, v := range edges {
 		verdicts[v.Verdict] = append(verdicts[v.Verdict], v.Key)
@@ -524,7 +638,8 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 		f.Text = "Too early to say: it is new on " + strings.Join(verdicts[analyze.VerdictNew], ", ") + " and not yet significant; watch the next runs."
 	case len(verdicts[analyze.VerdictFlake]) > 0:
 		f.Answer = AnswerYes
-		f.Text = "Yes: it is intermittent, and every earlier release was as affected, so updating does not increase exposure."
+		f.Text = "Yes, as far as these runs tell: it is intermittent, and not significantly more frequent than one release earlier (" +
+			flakePs(edges) + "). That is no proof that every earlier release was as affected."
 	case len(verdicts[analyze.VerdictImproved]) > 0:
 		f.Answer = AnswerYes
 		f.Text = "Yes: it is intermittent, and less frequent than one release earlier on " +
@@ -569,8 +684,9 @@ func summary(a Assessment, edges []db.SymptomVerdict) string {
 		return ""
 	}
 	if v, n := first(analyze.VerdictRegression); n > 0 {
-		return fmt.Sprintf("A regression on %s%s: %s of runs (%d/%d) against %s (%d/%d) on %s, %s.",
-			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, pct0(v.BasisRate), v.BasisHits, v.BasisRuns, v.BasisLabel, pPhrase(v.P))
+		return fmt.Sprintf("A regression on %s%s: %s of runs (%d/%d, %s) against %s (%d/%d, %s) on %s, %s.",
+			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, interval0(v.SampleHits, v.SampleRuns),
+			pct0(v.BasisRate), v.BasisHits, v.BasisRuns, interval0(v.BasisHits, v.BasisRuns), v.BasisLabel, pPhrase(v.P))
 	}
 	if v, n := first(analyze.VerdictNew); n > 0 {
 		return fmt.Sprintf("New on %s%s: %s of runs (%d/%d), absent on %s (0/%d), not yet significant (%s): watch it.",
@@ -580,7 +696,7 @@ func summary(a Assessment, edges []db.SymptomVerdict) string {
 		return "Persistent: nearly every run shows it, as one release earlier; not a regression."
 	}
 	if _, n := first(analyze.VerdictFlake); n > 0 {
-		return "A flake: intermittent, and every earlier release was as affected; not a regression."
+		return "A flake: intermittent, and not significantly more frequent than one release earlier (" + flakePs(edges) + "); not a regression."
 	}
 	if v, n := first(analyze.VerdictImproved); n > 0 {
 		return fmt.Sprintf("Improved on %s%s: %s of runs (%d/%d) against %s (%d/%d) on %s, %s; not a regression.",
@@ -590,4 +706,16 @@ func summary(a Assessment, edges []db.SymptomVerdict) string {
 		return "No finished run shows it."
 	}
 	return "Not enough runs to say whether it is a regression."
+}
+
+// flakePs are the p-values of the edges where it is a flake: "p = 0.68 on
+// 4.13->4.14 minor".
+func flakePs(edges []db.SymptomVerdict) string {
+	var ps []string
+	for _, v := range edges {
+		if v.Verdict == analyze.VerdictFlake {
+			ps = append(ps, pPhrase(v.P)+" on "+v.Key)
+		}
+	}
+	return strings.Join(ps, ", ")
 }

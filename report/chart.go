@@ -67,6 +67,7 @@ type barGroup struct {
 	Key, Label    string // the full key, and as shown
 	Against       string
 	Verdict       string
+	VerdictText   string
 	VerdictColor  string
 	P             string
 	Sample, Basis bar
@@ -80,6 +81,8 @@ type bar struct {
 	Title      string
 	Missing    bool // no runs: no bar, the label says so
 	LabelWidth int
+	// LoX and HiX are the ends of the rate's 95 % interval.
+	LoX, HiX string
 }
 
 type tick struct {
@@ -97,9 +100,13 @@ func newBar(y int, hits, runs int, rate float64, what string) bar {
 		b.LabelX = fx(barPlotX + 4)
 		return b
 	}
+	lo, hi := analyze.Wilson(hits, runs)
+	b.Title += ", " + interval0(hits, runs)
+	b.Label += " " + interval0(hits, runs)
 	w := rate * barPlotWidth
 	b.Width = fx(w)
-	b.LabelX = fx(barPlotX + w + 6)
+	b.LoX, b.HiX = fx(barPlotX+lo*barPlotWidth), fx(barPlotX+hi*barPlotWidth)
+	b.LabelX = fx(barPlotX + hi*barPlotWidth + 6)
 	return b
 }
 
@@ -118,7 +125,7 @@ func middle(s string, n int) string {
 func barsOf(symptom, title, scope string, rows []db.SymptomVerdict) (barChart, bool) {
 	c := barChart{ID: "bars-" + symptom, Width: barWidth, ColorSample: colorSample, ColorBasis: colorBasis}
 	c.SampleName, c.BasisName = "sample: this release", "basis: one release earlier"
-	if scope == db.ScopeJob {
+	if scope == db.ScopeJob || scope == db.ScopePresubmit {
 		c.SampleName, c.BasisName = "sample: the last days", "basis: the weeks before"
 	}
 	var desc []string
@@ -128,7 +135,7 @@ func barsOf(symptom, title, scope string, rows []db.SymptomVerdict) (barChart, b
 		}
 		y := barTop + len(c.Groups)*barGroupH
 		g := barGroup{Y: y, Key: v.Key, Label: middle(v.Key, labelRunes),
-			Against: middle("against "+v.BasisLabel, labelRunes+4), Verdict: v.Verdict,
+			Against: middle("against "+v.BasisLabel, labelRunes+4), Verdict: v.Verdict, VerdictText: verdictText(v.Verdict),
 			VerdictColor: verdictColor(v.Verdict), P: chartP(v.P),
 			Sample: newBar(y+4, v.SampleHits, v.SampleRuns, v.SampleRate, v.SampleLabel),
 			Basis:  newBar(y+4+barHeight+4, v.BasisHits, v.BasisRuns, v.BasisRate, v.BasisLabel)}
@@ -136,7 +143,7 @@ func barsOf(symptom, title, scope string, rows []db.SymptomVerdict) (barChart, b
 			g.Against = v.SampleLabel
 		}
 		c.Groups = append(c.Groups, g)
-		desc = append(desc, fmt.Sprintf("%s: %s, %s.", v.Key, releaseWordsShort(v), v.Verdict))
+		desc = append(desc, fmt.Sprintf("%s: %s, %s.", v.Key, releaseWordsShort(v), verdictText(v.Verdict)))
 	}
 	if len(c.Groups) == 0 {
 		return c, false
@@ -154,8 +161,9 @@ func barsOf(symptom, title, scope string, rows []db.SymptomVerdict) (barChart, b
 // releaseWordsShort is a comparison in a few words, for a chart's
 // description: "43% (6/14) against 0% (0/14) on 4.12->4.13 minor, p = 0.008".
 func releaseWordsShort(v db.SymptomVerdict) string {
-	return fmt.Sprintf("%s of runs against %s on %s, %s", rateOf(v.SampleHits, v.SampleRuns),
-		rateOf(v.BasisHits, v.BasisRuns), v.BasisLabel, pPhrase(v.P))
+	return fmt.Sprintf("%s of runs (%s) against %s (%s) on %s, %s", rateOf(v.SampleHits, v.SampleRuns),
+		interval0(v.SampleHits, v.SampleRuns), rateOf(v.BasisHits, v.BasisRuns), interval0(v.BasisHits, v.BasisRuns),
+		v.BasisLabel, pPhrase(v.P))
 }
 
 // Geometry of the trend chart.
@@ -199,21 +207,28 @@ type series struct {
 }
 
 type point struct {
-	X, Y  string
-	Title string
+	X, Y     string
+	LoY, HiY string // the ends of the rate's 95 % interval
+	R        string // the radius: a point on few runs is drawn small
+	LabelY   string
+	Runs     int
+	Title    string
 }
 
 // mondays are the weeks the trends show: the newest trendWeeks up to the
-// newest week with runs of any symptom, from the first of them with runs
-// (and not before since's week).
-func mondays(weekly map[string][]db.WeeklyRate, since time.Time) []time.Time {
+// newest week with runs of any symptom, from the first of them with runs.
+// The weekly rates are those of the page's runs, so no week before its
+// --since has any.
+func mondays(weekly map[string][]db.WeeklyRate) []time.Time {
 	var newest time.Time
 	seen := map[time.Time]bool{}
 	for _, ws := range weekly {
 		for _, w := range ws {
-			seen[w.WeekStart] = true
-			if w.WeekStart.After(newest) {
-				newest = w.WeekStart
+			for m := w.WeekStart; m.Before(lastMonday(w)) || m.Equal(lastMonday(w)); m = m.AddDate(0, 0, 7) {
+				seen[m] = true
+			}
+			if lm := lastMonday(w); lm.After(newest) {
+				newest = lm
 			}
 		}
 	}
@@ -223,12 +238,20 @@ func mondays(weekly map[string][]db.WeeklyRate, since time.Time) []time.Time {
 	var out []time.Time
 	for i := trendWeeks - 1; i >= 0; i-- {
 		m := newest.AddDate(0, 0, -7*i)
-		if len(out) == 0 && !seen[m] || !since.IsZero() && !m.AddDate(0, 0, 7).After(since) {
+		if len(out) == 0 && !seen[m] {
 			continue
 		}
 		out = append(out, m)
 	}
 	return out
+}
+
+// lastMonday is the Monday of the last week a point covers.
+func lastMonday(w db.WeeklyRate) time.Time {
+	if w.WeekEnd.After(w.WeekStart) {
+		return w.WeekEnd.AddDate(0, 0, -7)
+	}
+	return w.WeekStart
 }
 
 // trendOf draws a symptom's weekly rates on weeks: the edges with the most
@@ -251,7 +274,7 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time) (
 	byEdge := map[string]*edgeWeeks{}
 	var edges []*edgeWeeks
 	for _, w := range weekly {
-		if _, ok := index[w.WeekStart]; !ok {
+		if _, ok := index[lastMonday(w)]; !ok {
 			continue
 		}
 		e := byEdge[w.Edge]
@@ -300,17 +323,29 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time) (
 		last := -2
 		var parts []string
 		for _, w := range e.weeks {
-			i := index[w.WeekStart]
-			if i != last+1 && len(seg) > 0 {
+			// A point of merged weeks stands in the middle of them.
+			end := index[lastMonday(w)]
+			first, ok := index[w.WeekStart]
+			if !ok {
+				first = 0
+			}
+			if first != last+1 && len(seg) > 0 {
 				s.Segments = append(s.Segments, strings.Join(seg, " "))
 				seg = nil
 			}
-			x, y := fx(xOf(i)), fx(yOf(w.Rate))
+			xf := (xOf(first) + xOf(end)) / 2
+			x, y := fx(xf), fx(yOf(w.Rate))
+			lo, hi := analyze.Wilson(w.Hits, w.Runs)
 			seg = append(seg, x+","+y)
-			s.Points = append(s.Points, point{X: x, Y: y,
-				Title: fmt.Sprintf("%s, week of %s (%s): %s", e.edge, w.WeekStart.Format(time.DateOnly), w.Week, rateOf(w.Hits, w.Runs))})
+			what := "week of " + w.WeekStart.Format(time.DateOnly)
+			if end > first {
+				what = fmt.Sprintf("%d weeks from %s merged (too few runs for one)", end-first+1, w.WeekStart.Format(time.DateOnly))
+			}
+			s.Points = append(s.Points, point{X: x, Y: y, LoY: fx(yOf(lo)), HiY: fx(yOf(hi)), Runs: w.Runs,
+				R: fx(math.Min(5, 2.5+float64(w.Runs)/10)), LabelY: fx(yOf(hi) - 6),
+				Title: fmt.Sprintf("%s, %s (%s): %s, %s", e.edge, what, w.Week, rateOf(w.Hits, w.Runs), interval0(w.Hits, w.Runs))})
 			parts = append(parts, fmt.Sprintf("%s %s", w.Week, rateOf(w.Hits, w.Runs)))
-			last = i
+			last = end
 		}
 		if len(seg) > 0 {
 			s.Segments = append(s.Segments, strings.Join(seg, " "))

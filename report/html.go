@@ -31,13 +31,28 @@ type section struct {
 	HasTrend       bool
 }
 
+// pageRow is a row of the verdict table.
+type pageRow struct {
+	Cells   []pageCell
+	Verdict string
+}
+
+type pageCell struct {
+	Text    string
+	Numeric bool
+}
+
 type pageData struct {
 	Heading string
 	Scope   string
 	Counts  string
 	// RowCount is "42 rows".
 	RowCount string
-	Rows     []db.SymptomVerdict
+	// Headers and Rows are the verdict table: the cells the text table
+	// shows (cells), so that the page cannot say other numbers.
+	Headers []string
+	Rows    []pageRow
+	Counted string
 	// Sections are the symptoms with a hit on either side, the most
 	// pressing first; Quiet the others.
 	Sections []section
@@ -46,6 +61,8 @@ type pageData struct {
 	Colors   struct{ Sample, Basis string }
 	// VerdictCSS colours the verdicts' text and pills.
 	VerdictCSS template.CSS
+	Disruption []DisruptionChart
+	Open       []OpenRegression
 }
 
 // verdictCSS is the style of every verdict: text in its colour (svg text
@@ -64,10 +81,21 @@ func verdictCSS() template.CSS {
 // verdict) and of its weekly trend per edge (when d has the weekly rates),
 // then the verdict table. It needs no network and no JavaScript.
 func WriteHTML(w io.Writer, d Data) error {
-	p := pageData{Heading: heading(d), Scope: scopeTitle(d.Query.by()), Counts: counts(d.Rows), Rows: d.Rows,
-		RowCount: plural(len(d.Rows), "row")}
+	p := pageData{Heading: heading(d), Scope: scopeTitle(d.Query.by()), Counts: counts(d.Rows),
+		RowCount: plural(len(d.Rows), "row"), Headers: headers(d.Query.by()), Counted: countedRows(d)}
+	for i, h := range p.Headers {
+		p.Headers[i] = mdTitle(h)
+	}
+	for _, v := range d.Rows {
+		r := pageRow{Verdict: v.Verdict}
+		for i, c := range cells(v) {
+			r.Cells = append(r.Cells, pageCell{Text: c, Numeric: slices.Contains(numericCells, i)})
+		}
+		p.Rows = append(p.Rows, r)
+	}
 	p.Colors.Sample, p.Colors.Basis = colorSample, colorBasis
 	p.VerdictCSS = verdictCSS()
+	p.Disruption, p.Open = d.Disruption, d.Open
 	if d.Query.Symptom != "" {
 		p.Filters = append(p.Filters, "symptom "+d.Query.Symptom)
 	}
@@ -75,13 +103,16 @@ func WriteHTML(w io.Writer, d Data) error {
 		p.Filters = append(p.Filters, "jobs matching "+d.Query.Job.String())
 	}
 	if !d.Query.Since.IsZero() {
-		p.Filters = append(p.Filters, "since "+d.Query.Since.UTC().Format("2006-01-02 15:04 MST"))
+		p.Filters = append(p.Filters, "runs started since "+d.Query.Since.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	if !d.Query.Until.IsZero() {
+		p.Filters = append(p.Filters, "runs started before "+d.Query.Until.UTC().Format("2006-01-02 15:04 MST"))
 	}
 	titles := map[string]db.Symptom{}
 	for _, s := range d.Symptoms {
 		titles[s.ID] = s
 	}
-	weeks := mondays(d.Weekly, d.Query.Since)
+	weeks := mondays(d.Weekly)
 	// The rows are in report order: a symptom's first row is its most
 	// pressing verdict.
 	var order []string

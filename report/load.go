@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -21,26 +22,36 @@ var ErrUnknownSymptom = errors.New("unknown symptom")
 var ErrNoJob = errors.New("no job matches")
 
 // Query selects what a report shows. The zero value is every symptom by
-// edge.
+// edge, over every run stored.
 type Query struct {
-	// By is the scope of the rows: db.ScopeEdge (the default), ScopeJob or
-	// ScopeVariant. Edges and variants are compared release against
-	// release; jobs window against window.
+	// By is the scope of the rows: db.ScopeEdge (the default), ScopeJob,
+	// ScopeVariant or ScopePresubmit. Edges and variants are compared
+	// release against release; jobs and presubmits window against window.
 	By string
 	// Symptom keeps one symptom.
 	Symptom string
-	// Job keeps what concerns the jobs it matches: their own rows, and the
-	// edges and variants their runs are on. For rates, only their runs count.
+	// Job keeps the runs of the jobs it matches: every number of the page
+	// (rates, comparisons, trends, examples) counts only their runs.
 	Job *regexp.Regexp
-	// Since keeps the runs started at or after it (rates, trends and
-	// evidence) and the verdicts computed at or after it (a stale analysis
-	// shows nothing).
-	Since time.Time
-	// Trend also reads each symptom's weekly rates, for the HTML charts.
+	// Since and Until bound the runs counted by start time (Since included,
+	// Until excluded; zero: no bound): every number of the page is
+	// computed from the runs between them, never filtered from the stored
+	// all-time analysis.
+	Since, Until time.Time
+	// Trend also computes each symptom's weekly rates, for the HTML charts.
 	Trend bool
+	// Options are the analysis thresholds; zero: analyze.DefaultOptions.
+	Options analyze.Options
 }
 
 func (q Query) by() string { return cmp.Or(q.By, db.ScopeEdge) }
+
+func (q Query) options() analyze.Options {
+	if q.Options.Alpha == 0 {
+		return analyze.DefaultOptions()
+	}
+	return q.Options
+}
 
 // Data is what a verdict report renders.
 type Data struct {
@@ -50,11 +61,32 @@ type Data struct {
 	// Rows are the verdicts of the scope's comparison, in report order.
 	Rows []db.SymptomVerdict
 	// Weekly is each symptom's rate per edge and week, when Query.Trend
-	// asked for it, from Query.Since on.
+	// asked for it.
 	Weekly map[string][]db.WeeklyRate
+	// Window is the time comparison's windows, "S against B".
+	Window string
+	// Disruption and Open are, with Query.Trend, each compared edge's
+	// disruption run by run and the open regressions (disruption_chart.go).
+	Disruption []DisruptionChart
+	Open       []OpenRegression
 }
 
-// Load reads the verdicts q selects, and the weekly rates when q.Trend asks.
+// compute is the analysis of the runs q bounds: the one source of every
+// number a page shows.
+func compute(ctx context.Context, store *db.DB, q Query, weeks bool) (analyze.Result, error) {
+	b, err := bounds(ctx, store, q)
+	if err != nil {
+		return analyze.Result{}, err
+	}
+	res, err := analyze.Compute(ctx, store, q.options(), analyze.Query{Bounds: b, Weeks: weeks})
+	if err != nil {
+		return res, fmt.Errorf("report: %w", err)
+	}
+	return res, nil
+}
+
+// Load computes, for the runs q bounds, the verdicts q selects, and the
+// weekly rates when q.Trend asks.
 func Load(ctx context.Context, store *db.DB, q Query) (Data, error) {
 	d := Data{Query: q}
 	syms, err := symptoms(ctx, store, q.Symptom)
@@ -62,41 +94,34 @@ func Load(ctx context.Context, store *db.DB, q Query) (Data, error) {
 		return d, err
 	}
 	d.Symptoms = syms
-	filters, err := filters(ctx, store, q)
+	res, err := compute(ctx, store, q, q.Trend)
 	if err != nil {
 		return d, err
 	}
-	type rowKey struct{ symptom, scope, key, comparison string }
-	seen := map[rowKey]bool{}
-	for _, f := range filters {
-		f.Scope = q.by()
-		vs, err := store.Verdicts(ctx, f)
-		if err != nil {
-			return d, fmt.Errorf("report: %w", err)
+	d.Window = res.SampleWindow + " against " + res.BasisWindow
+	titles := map[string]db.Symptom{}
+	for _, s := range syms {
+		titles[s.ID] = s
+	}
+	for _, v := range res.Verdicts {
+		if v.Scope != q.by() || v.Comparison != comparisonOf(v.Scope) || q.Symptom != "" && v.Symptom != q.Symptom {
+			continue
 		}
-		for _, v := range vs {
-			k := rowKey{v.Symptom, v.Scope, v.Key, v.Comparison}
-			if v.Comparison != comparisonOf(v.Scope) || seen[k] {
-				continue
-			}
-			seen[k] = true
-			d.Rows = append(d.Rows, v)
-		}
+		v.Title, v.Bug = titles[v.Symptom].Title, titles[v.Symptom].Bug
+		d.Rows = append(d.Rows, v)
 	}
 	sortRows(d.Rows)
 	if !q.Trend {
 		return d, nil
 	}
 	d.Weekly = map[string][]db.WeeklyRate{}
-	for _, s := range d.Symptoms {
-		if q.Symptom != "" && s.ID != q.Symptom {
-			continue
+	for id, w := range res.Weekly {
+		if q.Symptom == "" || id == q.Symptom {
+			d.Weekly[id] = w
 		}
-		w, err := store.WeeklyRates(ctx, s.ID)
-		if err != nil {
-			return d, fmt.Errorf("report: %w", err)
-		}
-		d.Weekly[s.ID] = weeksSince(w, q.Since)
+	}
+	if d.Disruption, d.Open, err = loadHTMLExtras(ctx, store, q); err != nil {
+		return d, fmt.Errorf("report: %w", err)
 	}
 	return d, nil
 }
@@ -126,65 +151,61 @@ func symptoms(ctx context.Context, store *db.DB, id string) ([]db.Symptom, error
 	return out, nil
 }
 
-// filters are the db filters of q: one, or one per job q.Job matches.
-func filters(ctx context.Context, store *db.DB, q Query) ([]db.Filter, error) {
-	base := db.Filter{Symptom: q.Symptom, Since: q.Since}
+// bounds are the db bounds of q: its times, and the jobs q.Job matches.
+func bounds(ctx context.Context, store *db.DB, q Query) (db.Bounds, error) {
+	b := db.Bounds{Since: q.Since, Until: q.Until}
 	if q.Job == nil {
-		return []db.Filter{base}, nil
+		return b, nil
 	}
 	jobs, err := store.JobNames(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return b, fmt.Errorf("report: %w", err)
 	}
-	var out []db.Filter
+	b.Jobs = []string{}
 	for _, j := range jobs {
 		if q.Job.MatchString(j) {
-			f := base
-			f.Job = j
-			out = append(out, f)
+			b.Jobs = append(b.Jobs, j)
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w %q", ErrNoJob, q.Job.String())
+	if len(b.Jobs) == 0 {
+		return b, fmt.Errorf("%w %q", ErrNoJob, q.Job.String())
 	}
-	return out, nil
+	return b, nil
 }
 
-// weeksSince drops the weeks that end before since.
-func weeksSince(w []db.WeeklyRate, since time.Time) []db.WeeklyRate {
-	if since.IsZero() {
-		return w
-	}
-	return slices.DeleteFunc(w, func(r db.WeeklyRate) bool { return !r.WeekStart.AddDate(0, 0, 7).After(since) })
-}
-
-// AssessInput is what an assessment of one symptom is made from.
+// AssessInput is what an assessment of one symptom is made from: every
+// number of it counted from the same runs.
 type AssessInput struct {
 	Symptom db.Symptom
 	// Verdicts are the symptom's verdicts in every scope and comparison.
 	Verdicts []db.SymptomVerdict
 	// Rates are its rates in every scope key, zero included.
 	Rates []db.SymptomRate
-	// Evidence are runs showing it, newest first.
+	// Evidence are counted runs showing it, newest first.
 	Evidence []db.Evidence
 	// Weekly is its rate per edge and week.
 	Weekly []db.WeeklyRate
 	// MinRuns is how many finished runs a rate needs to be relied on (the
 	// analysis's threshold for a verdict).
 	MinRuns int
-	// Since and Job are the query's, to say what was counted.
-	Since time.Time
-	Job   string
+	// Since, Until and Job are the query's, to say what was counted.
+	Since, Until time.Time
+	Job          string
+	// Window is the time comparison's windows, "S against B".
+	Window string
+	// Extras are the runs' own numbers: their timelines, disruption,
+	// failed tests and versions (assess_numbers.go).
+	Extras AssessExtras
 }
 
 // evidenceRead is how many of a symptom's newest runs an assessment reads
 // to pick its examples from.
 const evidenceRead = 200
 
-// LoadAssessment reads what the assessment of q.Symptom needs. minRuns is
-// the analysis's threshold of runs for a verdict.
+// LoadAssessment computes what the assessment of q.Symptom needs, for the
+// runs q bounds. minRuns is the analysis's threshold of runs for a verdict.
 func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (AssessInput, error) {
-	in := AssessInput{MinRuns: minRuns, Since: q.Since}
+	in := AssessInput{MinRuns: minRuns, Since: q.Since, Until: q.Until}
 	if q.Symptom == "" {
 		return in, fmt.Errorf("%w: no symptom given", ErrUnknownSymptom)
 	}
@@ -201,83 +222,40 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 	if q.Job != nil {
 		in.Job = q.Job.String()
 	}
-	filters, err := filters(ctx, store, q)
+	if minRuns > 0 {
+		q.Options = q.options()
+		q.Options.MinRuns = minRuns
+	}
+	res, err := compute(ctx, store, q, true)
 	if err != nil {
 		return in, err
 	}
-	type verdictKey struct{ scope, key, comparison string }
-	seen := map[verdictKey]bool{}
-	var rates [][]db.SymptomRate
-	for _, f := range filters {
-		vs, err := store.Verdicts(ctx, f)
-		if err != nil {
-			return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
+	in.Window = res.SampleWindow + " against " + res.BasisWindow
+	for _, v := range res.Verdicts {
+		if v.Symptom == q.Symptom {
+			v.Title, v.Bug = in.Symptom.Title, in.Symptom.Bug
+			in.Verdicts = append(in.Verdicts, v)
 		}
-		for _, v := range vs {
-			if k := (verdictKey{v.Scope, v.Key, v.Comparison}); !seen[k] {
-				seen[k] = true
-				in.Verdicts = append(in.Verdicts, v)
-			}
-		}
-		rs, err := store.SymptomRates(ctx, f)
-		if err != nil {
-			return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
-		}
-		rates = append(rates, rs)
 	}
-	in.Rates = sumRates(rates...)
-	ev, err := store.RunEvidence(ctx, q.Symptom, "", evidenceRead)
+	for _, r := range res.Rates {
+		if r.Symptom == q.Symptom {
+			in.Rates = append(in.Rates, r)
+		}
+	}
+	in.Weekly = res.Weekly[q.Symptom]
+	b, err := bounds(ctx, store, q)
+	if err != nil {
+		return in, err
+	}
+	ev, err := store.RunEvidence(ctx, q.Symptom, "", b, evidenceRead)
 	if err != nil {
 		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
 	}
-	in.Evidence = slices.DeleteFunc(ev, func(e db.Evidence) bool {
-		return q.Job != nil && !q.Job.MatchString(e.Job) || !q.Since.IsZero() && e.StartedAt.Before(q.Since)
-	})
-	weekly, err := store.WeeklyRates(ctx, q.Symptom)
-	if err != nil {
+	// Presubmits count only in their own scope, never in the impact on
+	// releases, so their runs are no examples of it.
+	in.Evidence = slices.DeleteFunc(ev, func(e db.Evidence) bool { return e.Type == db.TypePresubmit })
+	if in.Extras, err = loadAssessExtras(ctx, store, q); err != nil {
 		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
 	}
-	in.Weekly = weeksSince(weekly, q.Since)
 	return in, nil
-}
-
-// sumRates adds up the rates of disjoint sets of runs (one job's each) by
-// symptom, scope and key.
-func sumRates(sets ...[]db.SymptomRate) []db.SymptomRate {
-	if len(sets) == 1 {
-		return sets[0]
-	}
-	type rateKey struct{ symptom, scope, key string }
-	sums := map[rateKey]*db.SymptomRate{}
-	var order []rateKey
-	for _, set := range sets {
-		for _, r := range set {
-			k := rateKey{r.Symptom, r.Scope, r.Key}
-			s := sums[k]
-			if s == nil {
-				s = &db.SymptomRate{Symptom: r.Symptom, Scope: r.Scope, Key: r.Key}
-				sums[k] = s
-				order = append(order, k)
-			}
-			s.FinishedRuns += r.FinishedRuns
-			s.RunsWith += r.RunsWith
-			s.FailedWith += r.FailedWith
-			s.PassedWith += r.PassedWith
-			s.FailedRuns += r.FailedRuns
-		}
-	}
-	out := make([]db.SymptomRate, 0, len(order))
-	for _, k := range order {
-		s := sums[k]
-		s.Rate = float64(s.RunsWith) / float64(s.FinishedRuns)
-		s.ShareOfFailures = nan
-		if s.FailedRuns > 0 {
-			s.ShareOfFailures = float64(s.FailedWith) / float64(s.FailedRuns)
-		}
-		out = append(out, *s)
-	}
-	slices.SortFunc(out, func(a, b db.SymptomRate) int {
-		return cmp.Or(cmp.Compare(a.Symptom, b.Symptom), cmp.Compare(a.Scope, b.Scope), cmp.Compare(a.Key, b.Key))
-	})
-	return out
 }

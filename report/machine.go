@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -37,17 +40,43 @@ type Row struct {
 	PValue      *float64 `json:"p_value"`
 	Verdict     string   `json:"verdict"`
 	Bug         string   `json:"bug"`
+	// The 95 % Wilson intervals of the rates, the dates (RFC 3339) of the
+	// first and last run counted on each side, and the finished runs each
+	// side left out because their upgrade never began.
+	SampleRateLow  *float64 `json:"sample_rate_low"`
+	SampleRateHigh *float64 `json:"sample_rate_high"`
+	BasisRateLow   *float64 `json:"basis_rate_low"`
+	BasisRateHigh  *float64 `json:"basis_rate_high"`
+	SampleFrom     string   `json:"sample_from"`
+	SampleTo       string   `json:"sample_to"`
+	BasisFrom      string   `json:"basis_from"`
+	BasisTo        string   `json:"basis_to"`
+	SampleLeftOut  int      `json:"sample_left_out"`
+	BasisLeftOut   int      `json:"basis_left_out"`
 }
 
 // rowOf is v as a Row. Floats are rounded to six significant digits: the
 // last bits of a p-value differ between machines, a report must not.
 func rowOf(v db.SymptomVerdict) Row {
+	slo, shi := analyze.Wilson(v.SampleHits, v.SampleRuns)
+	blo, bhi := analyze.Wilson(v.BasisHits, v.BasisRuns)
 	return Row{
 		SymptomID: v.Symptom, Title: v.Title, Scope: v.Scope, ScopeKey: v.Key, Comparison: v.Comparison,
 		SampleLabel: v.SampleLabel, SampleRuns: v.SampleRuns, SampleHits: v.SampleHits, SampleRate: round6(v.SampleRate),
 		BasisLabel: v.BasisLabel, BasisRuns: v.BasisRuns, BasisHits: v.BasisHits, BasisRate: round6(v.BasisRate),
 		DeltaPoints: round6(deltaPoints(v)), PValue: round6(v.P), Verdict: v.Verdict, Bug: v.Bug,
+		SampleRateLow: round6(slo), SampleRateHigh: round6(shi), BasisRateLow: round6(blo), BasisRateHigh: round6(bhi),
+		SampleFrom: rfc3339(v.SampleFrom), SampleTo: rfc3339(v.SampleTo), BasisFrom: rfc3339(v.BasisFrom), BasisTo: rfc3339(v.BasisTo),
+		SampleLeftOut: v.SampleLeftOut, BasisLeftOut: v.BasisLeftOut,
 	}
+}
+
+// rfc3339 is t as stored, "" for the zero time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // round6 is f to six significant digits, nil for NaN.
@@ -63,13 +92,17 @@ func round6(f float64) *float64 {
 var rowHeader = []string{"symptom_id", "title", "scope", "scope_key", "comparison",
 	"sample_label", "sample_runs", "sample_hits", "sample_rate",
 	"basis_label", "basis_runs", "basis_hits", "basis_rate",
-	"delta_points", "p_value", "verdict", "bug"}
+	"delta_points", "p_value", "verdict", "bug",
+	"sample_rate_low", "sample_rate_high", "basis_rate_low", "basis_rate_high",
+	"sample_from", "sample_to", "basis_from", "basis_to", "sample_left_out", "basis_left_out"}
 
 func (r Row) record() []string {
 	return []string{r.SymptomID, r.Title, r.Scope, r.ScopeKey, r.Comparison,
 		r.SampleLabel, strconv.Itoa(r.SampleRuns), strconv.Itoa(r.SampleHits), csvFloat(r.SampleRate),
 		r.BasisLabel, strconv.Itoa(r.BasisRuns), strconv.Itoa(r.BasisHits), csvFloat(r.BasisRate),
-		csvFloat(r.DeltaPoints), csvFloat(r.PValue), r.Verdict, r.Bug}
+		csvFloat(r.DeltaPoints), csvFloat(r.PValue), r.Verdict, r.Bug,
+		csvFloat(r.SampleRateLow), csvFloat(r.SampleRateHigh), csvFloat(r.BasisRateLow), csvFloat(r.BasisRateHigh),
+		r.SampleFrom, r.SampleTo, r.BasisFrom, r.BasisTo, strconv.Itoa(r.SampleLeftOut), strconv.Itoa(r.BasisLeftOut)}
 }
 
 func csvFloat(f *float64) string {
@@ -134,7 +167,7 @@ func WriteMarkdown(w io.Writer, d Data) error {
 	align := make([]string, len(h))
 	for i := range align {
 		align[i] = "---"
-		if i >= 4 && i != 7 && i != len(h)-1 {
+		if slices.Contains(numericCells, i) {
 			align[i] = "--:"
 		}
 	}
@@ -149,7 +182,7 @@ func WriteMarkdown(w io.Writer, d Data) error {
 		}
 		fmt.Fprintf(bw, "| %s |\n", strings.Join(c, " | "))
 	}
-	fmt.Fprintf(bw, "\n%s: %s.\n", plural(len(d.Rows), "row"), counts(d.Rows))
+	fmt.Fprintf(bw, "\n%s: %s. %s\n", plural(len(d.Rows), "row"), counts(d.Rows), countedRows(d))
 	return bw.Flush()
 }
 

@@ -197,16 +197,18 @@ func TestAssessAnswers(t *testing.T) {
 		block                  []string
 		impactedFirst, example string
 	}{
-		{"pod-network-cross-node", AnswerYes, AnswerNo, "A regression on 4.13->4.14 minor: 29% of runs (7/24) against 0% (0/24) on 4.12->4.13 minor, p = 0.0047.",
-			[]string{"4.13->4.14 minor"}, "4.13->4.14 minor: 29% of finished runs (7/24)", "failure"},
-		{"etcd-connection-refused", AnswerNo, AnswerYes, "A flake: intermittent, and every earlier release was as affected; not a regression.",
-			[]string{}, "4.12->4.13 minor: 21% of finished runs (5/24)", "failure"},
+		{"pod-network-cross-node", AnswerYes, AnswerNo, "A regression on 4.13->4.14 minor: 29% of runs (7/24, 95% CI 15-49%) against 0% (0/24, 95% CI 0-14%) on 4.12->4.13 minor, p = 0.0047.",
+			[]string{"4.13->4.14 minor"}, "4.13->4.14 minor: 29% of finished runs (7/24, 95% CI 15-49%, 2026-10-28..2026-11-29)", "failure"},
+		{"etcd-connection-refused", AnswerNo, AnswerYes, "A flake: intermittent, and not significantly more frequent than one release earlier (p = 0.64 on 4.13->4.14 minor); not a regression.",
+			[]string{}, "4.12->4.13 minor: 21% of finished runs (5/24, 95% CI 9-40%, 2026-10-22..2026-11-29)", "failure"},
 		{"etcd-transport-closing", AnswerNo, AnswerNo, "Persistent: nearly every run shows it, as one release earlier; not a regression.",
-			[]string{}, "4.14 micro: 95% of finished runs (19/20)", "failure"},
-		{"cni-default-network-missing", AnswerNo, AnswerYes, "", []string{}, "4.13 micro: 45% of finished runs (9/20)", "failure"},
-		{"sdn-rollout-readiness-loss", AnswerWatch, AnswerUnknown, "", []string{}, "4.14 micro: 10% of finished runs (2/20)", "failure"},
+			[]string{}, "4.14 micro: 95% of finished runs (19/20, 95% CI 76-99%, 2026-10-27..2026-11-30); seen only in periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-sdn-upgrade", "failure"},
+		{"cni-default-network-missing", AnswerNo, AnswerYes, "", []string{},
+			"4.13 micro: 45% of finished runs (9/20, 95% CI 26-66%, 2026-10-04..2026-11-27); seen only in periodic-ci-openshift-release-master-nightly-4.13-e2e-aws-sdn-upgrade", "failure"},
+		{"sdn-rollout-readiness-loss", AnswerWatch, AnswerUnknown, "", []string{},
+			"4.14 micro: 10% of finished runs (2/20, 95% CI 3-30%, 2026-10-27..2026-11-30); seen only in periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-sdn-upgrade", "failure"},
 		{"api-unavailable-during-upgrade", AnswerUnknown, AnswerUnknown, "Not enough runs to say whether it is a regression.",
-			[]string{}, "4.11->4.12 minor: 17% of finished runs (1/6; too few runs to rely on)", "failure"},
+			[]string{}, "4.11->4.12 minor: 17% of finished runs (1/6, 95% CI 3-56%, 2026-09-26..2026-10-21; too few runs to rely on); seen only in periodic-ci-openshift-release-master-ci-4.12-upgrade-from-stable-4.11-e2e-aws-ovn-upgrade", "failure"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.symptom, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
@@ -64,7 +65,7 @@ func cmpNaNLast(a, b float64) int {
 // release of their own, so they are compared window against window; edges
 // and variants release against release.
 func comparisonOf(scope string) string {
-	if scope == db.ScopeJob {
+	if scope == db.ScopeJob || scope == db.ScopePresubmit {
 		return db.CompareWindow
 	}
 	return db.CompareRelease
@@ -75,6 +76,8 @@ func scopeTitle(scope string) string {
 	switch scope {
 	case db.ScopeJob:
 		return "JOB"
+	case db.ScopePresubmit:
+		return "PRESUBMIT"
 	case db.ScopeVariant:
 		return "VARIANT"
 	}
@@ -165,5 +168,51 @@ func counts(rows []db.SymptomVerdict) string {
 	return s
 }
 
-// nan is a rate or p-value that does not exist.
-var nan = math.NaN()
+// verdictText is a verdict as a table or a chart writes it: "not enough
+// runs" rather than a verdict where there were too few to have one.
+func verdictText(v string) string {
+	if v == analyze.VerdictInsufficient {
+		return "not enough runs"
+	}
+	return v
+}
+
+// interval is the 95 % Wilson interval of hits in runs as percentages with
+// one decimal, "21.4-67.4%"; "-" without runs.
+func interval(hits, runs int) string {
+	lo, hi := analyze.Wilson(hits, runs)
+	if math.IsNaN(lo) {
+		return "-"
+	}
+	return strconv.FormatFloat(100*lo, 'f', 1, 64) + "-" + strconv.FormatFloat(100*hi, 'f', 1, 64) + "%"
+}
+
+// interval0 is the interval in whole percentages, as a sentence says it:
+// "95% CI 21-67%".
+func interval0(hits, runs int) string {
+	lo, hi := analyze.Wilson(hits, runs)
+	if math.IsNaN(lo) {
+		return ""
+	}
+	return "95% CI " + strconv.FormatFloat(100*lo, 'f', 0, 64) + "-" + strconv.FormatFloat(100*hi, 'f', 0, 64) + "%"
+}
+
+// rateCI is a rate with its interval, for a table: "42.9% (21.4-67.4%)".
+func rateCI(hits, runs int) string {
+	if runs == 0 {
+		return "-"
+	}
+	return pct1(float64(hits)/float64(runs)) + " (" + interval(hits, runs) + ")"
+}
+
+// span is the dates of the first and last run of a side, "2026-11-02..2026-11-28",
+// "-" without runs.
+func span(from, to time.Time) string {
+	switch {
+	case from.IsZero() && to.IsZero():
+		return "-"
+	case from.IsZero():
+		return "..." + to.UTC().Format(time.DateOnly)
+	}
+	return from.UTC().Format(time.DateOnly) + ".." + to.UTC().Format(time.DateOnly)
+}

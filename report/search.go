@@ -132,13 +132,13 @@ func WriteSearch(w io.Writer, r search.Result, format string) error {
 		if g.Hits == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%d\t%s\t%s\n", g.Job, dashed(g.Edge), g.Runs, pct(g.Hits, g.Runs),
-			g.Failed, pct(g.FailedHits, g.Failed), g.Passed, pct(g.PassedHits, g.Passed), pValue(g.P))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%d\t%s\t%s\n", g.Job, dashed(g.Edge), g.Runs, countPct(g.Hits, g.Runs),
+			g.Failed, countPct(g.FailedHits, g.Failed), g.Passed, countPct(g.PassedHits, g.Passed), pValue(g.P))
 	}
 	return tw.Flush()
 }
 
-func pct(n, of int) string {
+func countPct(n, of int) string {
 	if of == 0 {
 		return "-"
 	}

@@ -71,19 +71,27 @@ func verdictANSI(v string) string {
 	return ""
 }
 
-// cells are a row's columns as the table and Markdown show them.
+// cells are a row's columns as the table, Markdown and HTML show them: the
+// one rendering of a row's numbers. A rate comes with its 95 % Wilson
+// interval, each side with the dates of its first and last run and the
+// runs it left out because their upgrade never began.
 func cells(v db.SymptomVerdict) []string {
 	return []string{v.Symptom, v.Key, v.Comparison,
-		v.SampleLabel, strconv.Itoa(v.SampleRuns), strconv.Itoa(v.SampleHits), pct1(v.SampleRate),
-		v.BasisLabel, strconv.Itoa(v.BasisRuns), strconv.Itoa(v.BasisHits), pct1(v.BasisRate),
-		pValue(v.P), v.Verdict}
+		v.SampleLabel, span(v.SampleFrom, v.SampleTo), strconv.Itoa(v.SampleRuns), strconv.Itoa(v.SampleHits),
+		rateCI(v.SampleHits, v.SampleRuns), strconv.Itoa(v.SampleLeftOut),
+		v.BasisLabel, span(v.BasisFrom, v.BasisTo), strconv.Itoa(v.BasisRuns), strconv.Itoa(v.BasisHits),
+		rateCI(v.BasisHits, v.BasisRuns), strconv.Itoa(v.BasisLeftOut),
+		pValue(v.P), verdictText(v.Verdict)}
 }
+
+// numericCells are the columns of cells that hold numbers (right-aligned).
+var numericCells = []int{5, 6, 7, 8, 11, 12, 13, 14, 15}
 
 // headers are the table's and Markdown's column names for a scope.
 func headers(scope string) []string {
 	return []string{"SYMPTOM", scopeTitle(scope), "COMPARISON",
-		"SAMPLE", "RUNS", "HITS", "RATE",
-		"BASIS", "RUNS", "HITS", "RATE",
+		"SAMPLE", "DATES", "RUNS", "HITS", "RATE (95% CI)", "LEFT OUT",
+		"BASIS", "DATES", "RUNS", "HITS", "RATE (95% CI)", "LEFT OUT",
 		"P", "VERDICT"}
 }
 
@@ -92,6 +100,8 @@ func heading(d Data) string {
 	switch d.Query.by() {
 	case db.ScopeJob:
 		return "Symptoms by job: the last days against the weeks before (window comparison)."
+	case db.ScopePresubmit:
+		return "Symptoms by presubmit job: the last days against the weeks before (window comparison); presubmits test pull requests, not releases, and count in no edge."
 	case db.ScopeVariant:
 		return "Symptoms by variant: each edge, platform and network against the same one a release earlier (release comparison)."
 	}
@@ -130,7 +140,7 @@ func WriteTable(w io.Writer, d Data, opts Options) error {
 		}
 		fmt.Fprintln(bw, line)
 	}
-	fmt.Fprintf(bw, "\n%s: %s. Details of one symptom: prowcrawl report --assess SYMPTOM\n", plural(len(d.Rows), "row"), counts(d.Rows))
+	fmt.Fprintf(bw, "\n%s: %s. %s\nDetails of one symptom: prowcrawl report --assess SYMPTOM\n", plural(len(d.Rows), "row"), counts(d.Rows), countedRows(d))
 	return bw.Flush()
 }
 
@@ -152,9 +162,32 @@ func plural(n int, noun string) string {
 
 // noVerdicts says why a report is empty.
 func noVerdicts(q Query) string {
-	const how = "Verdicts are computed at the end of every crawl, or by 'prowcrawl analyze'."
-	if !q.Since.IsZero() {
-		return "No verdicts computed since " + q.Since.UTC().Format(time.RFC3339) + " match. " + how
+	if !q.Since.IsZero() || !q.Until.IsZero() || q.Job != nil {
+		return "No counted run matches: " + bounded(q) + "."
 	}
-	return "No verdicts match. " + how
+	return "No counted run is stored: crawl first."
+}
+
+// bounded says which runs a page counts.
+func bounded(q Query) string {
+	s := "finished runs"
+	if q.Job != nil {
+		s += fmt.Sprintf(" of jobs matching %q", q.Job.String())
+	}
+	if !q.Since.IsZero() {
+		s += " started since " + q.Since.UTC().Format(time.RFC3339)
+	}
+	if !q.Until.IsZero() {
+		s += " started before " + q.Until.UTC().Format(time.RFC3339)
+	}
+	return s
+}
+
+// countedRows says what the rows count, under the table.
+func countedRows(d Data) string {
+	s := "Counted: " + bounded(d.Query) + " whose upgrade began (LEFT OUT: the runs whose upgrade never began); presubmits only in their own scope."
+	if d.Query.by() == db.ScopeJob || d.Query.by() == db.ScopePresubmit {
+		s += " Windows: " + d.Window + "."
+	}
+	return s
 }

@@ -62,10 +62,12 @@ Usage:
   prowcrawl crawl     [--bucket URL] [--mirror-of gs://NAME] [--db PATH] [--job REGEX]... [--since T] [--until T] [--lookback D] [--concurrency N] [--rules FILE] [--cache DIR]
   prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
   prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--min-runs N] [--now T]
-  prowcrawl report    [--db PATH] [--by edge|job|variant] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--out FILE]
-  prowcrawl report    --assess SYMPTOM [--format table|json|markdown]
+  prowcrawl report    [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--out FILE]
+  prowcrawl report    --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--since T] [--until T]
+  prowcrawl report    --changes [--since T] [--format table|markdown|json]
   prowcrawl classify  [--rules FILE] [--format table|json] PATH...
   prowcrawl rules     [--rules FILE | --check FILE]
+  prowcrawl suggest   [--top N] [--since T] [--until T] [--job REGEX] [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]
   prowcrawl merge     OUT.db IN.db...
   prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
   prowcrawl reclassify [--rules FILE] [--since T] [--until T] [--job REGEX]... [--fetch]
@@ -103,6 +105,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runSearch(ctx, rest, stdout, stderr)
 	case "reclassify":
 		return runReclassify(ctx, rest, stdout, stderr)
+	case "suggest":
+		return runSuggest(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "prowcrawl %s\n", version)
 		return nil

@@ -28,8 +28,10 @@ type reportOptions struct {
 	Symptom string
 	Job     string
 	Since   string
+	Until   string
 	Out     string
 	Assess  string
+	Changes bool
 }
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -37,23 +39,33 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.DB, "db", o.DB, "SQLite database file")
-	fs.StringVar(&o.By, "by", o.By, "rows per edge, job or variant (edges and variants are compared with the release before, jobs with the weeks before)")
+	fs.StringVar(&o.By, "by", o.By, "rows per edge, job, variant or presubmit (edges and variants are compared with the release before, jobs and presubmits with the weeks before)")
 	fs.StringVar(&o.Format, "format", o.Format, "table, csv, json, markdown or html (with --assess: table, json or markdown)")
 	fs.StringVar(&o.Symptom, "symptom", o.Symptom, "only this symptom id")
-	fs.StringVar(&o.Job, "job", o.Job, "only what concerns jobs matching this regular expression")
-	fs.StringVar(&o.Since, "since", o.Since, "only runs started since T, and verdicts computed since T (a date, an RFC 3339 time, or a duration back from now: 7d)")
+	fs.StringVar(&o.Job, "job", o.Job, "count only the runs of jobs matching this regular expression")
+	fs.StringVar(&o.Since, "since", o.Since, "count only runs started since T: every number is computed for that window (a date, an RFC 3339 time, or a duration back from now: 7d)")
+	fs.StringVar(&o.Until, "until", o.Until, "count only runs started before T (same forms as --since)")
 	fs.StringVar(&o.Out, "out", o.Out, "write to FILE instead of standard output")
 	fs.StringVar(&o.Assess, "assess", o.Assess, "answer the UpgradeBlocker questions for this symptom id")
+	fs.BoolVar(&o.Changes, "changes", o.Changes, "list the regressions opened, closed and still open since the previous analysis (or --since T)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl report [--db PATH] [--by edge|job|variant] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--out FILE]\n"+
-			"       prowcrawl report --assess SYMPTOM [--format table|json|markdown] [--job REGEX] [--since T] [--out FILE]\n\n"+
+		fmt.Fprint(stderr, "Usage: prowcrawl report [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--out FILE]\n"+
+			"       prowcrawl report --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--job REGEX] [--since T] [--until T] [--out FILE]\n"+
+			"       prowcrawl report --changes [--since T] [--format table|markdown|json] [--out FILE]\n\n"+
 			"Shows each symptom's rate and verdict (regressions first), or with --assess, whether one symptom blocks an upgrade.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	q, err := o.query(time.Now())
+	var q report.Query
+	var since time.Time
+	var err error
+	if o.Changes {
+		since, err = o.changesQuery(time.Now())
+	} else {
+		q, err = o.query(time.Now())
+	}
 	if err != nil {
 		return err
 	}
@@ -69,6 +81,13 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer store.Close()
 
 	render := func(w io.Writer, color bool) error {
+		if o.Changes {
+			c, err := store.RegressionChanges(ctx, since)
+			if err != nil {
+				return err
+			}
+			return report.WriteChanges(w, c, o.Format, time.Now())
+		}
 		if o.Assess != "" {
 			in, err := report.LoadAssessment(ctx, store, q, analyze.DefaultOptions().MinRuns)
 			if err != nil {
@@ -92,8 +111,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // query validates the options and turns them into a report.Query.
 func (o reportOptions) query(now time.Time) (report.Query, error) {
 	q := report.Query{By: o.By, Symptom: o.Symptom}
-	if !slices.Contains([]string{db.ScopeEdge, db.ScopeJob, db.ScopeVariant}, o.By) {
-		return q, usagef("--by %q: want edge, job or variant", o.By)
+	if !slices.Contains([]string{db.ScopeEdge, db.ScopeJob, db.ScopeVariant, db.ScopePresubmit}, o.By) {
+		return q, usagef("--by %q: want edge, job, variant or presubmit", o.By)
 	}
 	formats := report.Formats
 	if o.Assess != "" {
@@ -123,7 +142,30 @@ func (o reportOptions) query(now time.Time) (report.Query, error) {
 		return q, usagef("--since: %v", err)
 	}
 	q.Since = since
+	until, err := parseTime(o.Until, now)
+	if err != nil {
+		return q, usagef("--until: %v", err)
+	}
+	q.Until = until
+	if !since.IsZero() && !until.IsZero() && !until.After(since) {
+		return q, usagef("--until %s is not after --since %s", o.Until, o.Since)
+	}
 	return q, nil
+}
+
+// changesQuery validates the options of report --changes.
+func (o reportOptions) changesQuery(now time.Time) (time.Time, error) {
+	if o.Assess != "" || o.Symptom != "" || o.Job != "" {
+		return time.Time{}, usagef("--changes takes no --assess, --symptom or --job")
+	}
+	if !slices.Contains(report.ChangesFormats, o.Format) {
+		return time.Time{}, usagef("--format with --changes %q: want %s", o.Format, strings.Join(report.ChangesFormats, ", "))
+	}
+	since, err := parseTime(o.Since, now)
+	if err != nil {
+		return time.Time{}, usagef("--since: %v", err)
+	}
+	return since, nil
 }
 
 // loadError makes a symptom or job the database does not know a usage error.

@@ -42,8 +42,9 @@ func TestReportCommand(t *testing.T) {
 	if len(lines) < 4 || !strings.HasPrefix(lines[2], "SYMPTOM") {
 		t.Fatalf("no table:\n%s", out)
 	}
-	// SYMPTOM EDGE(2) COMPARISON SAMPLE(2) RUNS HITS RATE BASIS(2) RUNS HITS RATE P VERDICT
-	want := "pod-network-cross-node 4.13->4.14 minor release 4.13->4.14 minor 14 6 42.9% 4.12->4.13 minor 14 0 0.0% 0.008 regression"
+	// SYMPTOM EDGE(2) COMPARISON SAMPLE(2) DATES RUNS HITS RATE (CI) LEFT-OUT BASIS(2) DATES RUNS HITS RATE (CI) LEFT-OUT P VERDICT
+	want := "pod-network-cross-node 4.13->4.14 minor release 4.13->4.14 minor 2026-11-10..2026-11-25 14 6 42.9% (21.4-67.4%) 0 " +
+		"4.12->4.13 minor 2026-10-20..2026-11-26 14 0 0.0% (0.0-21.5%) 0 0.008 regression"
 	if got := strings.Join(strings.Fields(lines[3]), " "); got != want {
 		t.Errorf("first row %q\nwant      %q", got, want)
 	}
@@ -55,7 +56,7 @@ func TestReportCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(runReportCmd(t, "--db", dbPath, "--format", "json", "--by", "variant")), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) == 0 || rows[0]["verdict"] != "regression" || rows[0]["scope_key"] != "4.13->4.14 minor aws ovn amd64" ||
+	if len(rows) == 0 || rows[0]["verdict"] != "regression" || rows[0]["scope_key"] != "4.13->4.14 minor aws ovn amd64 ha" ||
 		rows[0]["sample_hits"] != 6.0 || rows[0]["basis_runs"] != 14.0 {
 		t.Errorf("first JSON row by variant %v", rows[0])
 	}
@@ -93,9 +94,9 @@ func TestReportAssess(t *testing.T) {
 	dbPath := demoDB(t)
 	out := runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node")
 	for _, want := range []string{
-		"1. Who is impacted?", "2. What is the impact?", "3. Is it a regression?", "4. Does it look like a flake?",
-		"4.13->4.14 minor aws ovn amd64: 43% of finished runs (6/14)",
-		"- Yes: 4.13->4.14 minor 43% (6/14) against 4.12->4.13 minor 0% (0/14),\n     p = 0.008",
+		"1. Who is impacted?", "2. What is the impact?", "3. How involved is remediation?", "4. Is this a regression?",
+		"4.13->4.14 minor aws ovn amd64 ha: 43% of finished runs (6/14, 95% CI 21-67%",
+		"- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25)\n     against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%, 2026-10-20..2026-11-26),\n     p = 0.008",
 		"https://prow.ci.openshift.org/view/gs/",
 		"a regression, not a flake",
 	} {
@@ -104,7 +105,7 @@ func TestReportAssess(t *testing.T) {
 		}
 	}
 	md := runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--format", "markdown")
-	if !strings.Contains(md, "#### Is it a regression?") || !strings.Contains(md, "- Yes: 4.13->4.14 minor 43% (6/14) against 4.12->4.13 minor 0% (0/14), p = 0.008") {
+	if !strings.Contains(md, "#### Is this a regression?") || !strings.Contains(md, "- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%, 2026-10-20..2026-11-26), p = 0.008") {
 		t.Errorf("markdown assessment:\n%s", md)
 	}
 	var a struct {
@@ -129,7 +130,7 @@ func TestReportUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--assess", "pod-network"}, "unknown symptom \"pod-network\" (known: api-unavailable-during-upgrade, cni-default-network-missing, etcd-connection-refused, etcd-transport-closing, pod-network-cross-node, sdn-rollout-readiness-loss, upgrade-incomplete)"},
 		{[]string{"--symptom", "nope"}, "unknown symptom \"nope\" (known: "},
-		{[]string{"--by", "platform"}, `--by "platform": want edge, job or variant`},
+		{[]string{"--by", "platform"}, `--by "platform": want edge, job, variant or presubmit`},
 		{[]string{"--format", "pdf"}, `--format "pdf": want table, csv, json, markdown, html`},
 		{[]string{"--assess", "pod-network-cross-node", "--format", "html"}, `--format with --assess "html": want table, json, markdown`},
 		{[]string{"--assess", "pod-network-cross-node", "--symptom", "etcd-connection-refused"}, "name different symptoms"},

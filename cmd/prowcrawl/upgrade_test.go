@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +15,8 @@ import (
 // the lock the report waits, saying why, and the upgrade happens once the
 // lock is free; a database already current is read without the lock.
 func TestReaderUpgradesUnderLock(t *testing.T) {
-	dbPath := demoDB(t)
-	// Back to the schema before test_counts, with the runs kept.
-	old := openSQL(t, dbPath)
-	if _, err := old.Exec(`DROP TABLE test_counts; DELETE FROM schema_migrations WHERE version = 4`); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
+	// The demo's runs in the schema before test_counts (version 3).
+	dbPath := oldSchema(t, demoDB(t), 3)
 	if need, err := db.NeedsMigration(t.Context(), dbPath); err != nil || !need {
 		t.Fatalf("NeedsMigration on the old schema: %v, %v; want true", need, err)
 	}
@@ -77,4 +73,40 @@ func TestReaderUpgradesUnderLock(t *testing.T) {
 	if stderr.Len() != 0 {
 		t.Errorf("status on a current database wrote %q to stderr", stderr.String())
 	}
+}
+
+// oldSchema is a database of schema version (3 or 4) that holds the jobs,
+// runs, tests and symptoms of the database at src: what an older prowcrawl
+// left.
+func oldSchema(t *testing.T, src string, version int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := db.OpenAtVersion(t.Context(), path, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	conn := openSQL(t, path)
+	if _, err := conn.Exec(`ATTACH DATABASE ? AS src`, src); err != nil {
+		t.Fatal(err)
+	}
+	// The columns these tables had before migration 0005, parents first.
+	for _, c := range []struct{ table, cols string }{
+		{"jobs", "name, type, release, from_release, upgrade, platform, network, arch"},
+		{"symptoms", "id, title, description, bug, source, active"},
+		{"runs", `job, build_id, bucket, path, url, started_at, finished_at, result, release, from_release, upgrade,
+	from_version, to_version, upgrade_state, tag, from_tag, pull, fetch_status, fetch_error, objects_read, bytes_read, crawled_at`},
+		{"tests", "job, build_id, suite, name, status, duration_s, message"},
+		{"run_symptoms", "job, build_id, symptom_id, hits, file, line, excerpt, at"},
+	} {
+		if _, err := conn.Exec(`INSERT INTO main.` + c.table + ` (` + c.cols + `) SELECT ` + c.cols + ` FROM src.` + c.table); err != nil {
+			t.Fatalf("copy %s: %v", c.table, err)
+		}
+	}
+	if _, err := conn.Exec(`DETACH DATABASE src`); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

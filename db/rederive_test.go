@@ -1,0 +1,82 @@
+package db
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/prow"
+)
+
+// TestMigrationRederives opens a database an older prowcrawl made (schema
+// 4): migration 0005 derives the stored jobs' variants again from their
+// names, re-keys the runs of a job whose edge changed (out-of-change is a
+// downgrade now, and test_counts follows), decides from the stored
+// artifacts whose upgrade began, and fills the keys.
+func TestMigrationRederives(t *testing.T) {
+	ctx := t.Context()
+	src := openAt(t, filepath.Join(t.TempDir(), "src.db"))
+	start := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	// What the older crawler wrote: its own variants of each name.
+	outOfChange := Job{Name: "periodic-ci-openshift-release-master-ci-4.16-e2e-gcp-sdn-upgrade-out-of-change", Type: "periodic",
+		Release: "4.16", FromRelease: "4.16", Upgrade: "micro", Platform: "gcp", Network: "sdn", Arch: "amd64"}
+	cnv := Job{Name: "periodic-ci-openshift-release-main-cnv-nightly-4.21-upgrade-azure-kubevirt-ovn", Type: "periodic",
+		Release: "4.21", FromRelease: "4.21", Upgrade: "micro", Platform: "kubevirt", Network: "ovn", Arch: "amd64"}
+	sno := Job{Name: "periodic-ci-openshift-release-master-ci-4.12-e2e-aws-upgrade-single-node", Type: "periodic",
+		Release: "4.12", FromRelease: "4.12", Upgrade: "micro", Platform: "aws", Arch: "amd64"}
+	pre := Job{Name: "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", Type: "presubmit", Upgrade: "", Platform: "aws", Network: "ovn", Arch: "amd64"}
+	run := func(j Job, id int64, rel, from, kind, fromV, toV string, tests ...Test) Record {
+		return Record{Job: j, Run: Run{BuildID: id, Bucket: "b", Path: "p", URL: "u", StartedAt: start, Result: "failure",
+			Release: rel, FromRelease: from, Upgrade: kind, FromVersion: fromV, ToVersion: toV, FetchStatus: "complete"}, Tests: tests}
+	}
+	ack := func(status string) Test {
+		return Test{Suite: "Cluster upgrade", Name: prow.AckUpgradeTest, Status: status}
+	}
+	other := Test{Suite: "s", Name: "install should succeed: overall", Status: "pass"}
+	write(t, src, []Record{
+		run(outOfChange, 1, "4.16", "4.16", "micro", "4.16.1", "4.16.2", ack("pass")),
+		run(cnv, 2, "4.21", "4.21", "micro", "", "4.21.3", other),             // one history entry, no ack: never began
+		run(cnv, 3, "4.21", "4.21", "micro", "", "", ack("fail")),             // ack failed: never began
+		run(sno, 4, "4.12", "4.12", "micro", "", "4.12.9", ack("flake")),      // acknowledged after a retry
+		run(sno, 5, "4.12", "4.12", "micro", "", ""),                          // nothing read: unknown
+		run(pre, 6, "4.14", "4.14", "micro", "4.14.1", "4.14.2", ack("pass")), // a presubmit on a 4.14 z-stream
+	})
+	path := filepath.Join(t.TempDir(), "old.db")
+	oldDatabase(t, src, path, 4)
+	d := openAt(t, path)
+
+	jobs := queryStrings(t, d.db, `SELECT name || ' ' || coalesce(type, '-') || ' ' || coalesce(upgrade, '-') || ' ' ||
+	coalesce(platform, '-') || ' ' || coalesce(network, '-') || ' ' || coalesce(topology, '-') FROM jobs ORDER BY name`)
+	want := []string{
+		cnv.Name + " periodic micro azure ovn ha",
+		sno.Name + " periodic micro aws ovn single",
+		outOfChange.Name + " periodic micro-downgrade gcp sdn ha",
+		pre.Name + " presubmit - aws ovn ha",
+	}
+	if !slices.Equal(jobs, want) {
+		t.Errorf("jobs\n got %q\nwant %q", jobs, want)
+	}
+	runs := queryStrings(t, d.db, `SELECT build_id || ' ' || upgrade || ' ' || coalesce(upgrade_started, 'NULL') || ' ' ||
+	coalesce(edge, 'NULL') || ' | ' || coalesce(variant, 'NULL') FROM runs ORDER BY build_id`)
+	want = []string{
+		"1 micro-downgrade 1 4.16 micro-downgrade | 4.16 micro-downgrade gcp sdn amd64 ha",
+		"2 micro 0 4.21 micro | 4.21 micro azure ovn amd64 ha",
+		"3 micro 0 4.21 micro | 4.21 micro azure ovn amd64 ha",
+		"4 micro 1 4.12 micro | 4.12 micro aws ovn amd64 single",
+		"5 micro NULL 4.12 micro | 4.12 micro aws ovn amd64 single",
+		"6 micro 1 NULL | NULL",
+	}
+	if !slices.Equal(runs, want) {
+		t.Errorf("runs\n got %q\nwant %q", runs, want)
+	}
+	// The out-of-change run's tests moved to its new edge.
+	counts := queryStrings(t, d.db, `SELECT upgrade || ' ' || runs FROM test_counts WHERE job = ?`, outOfChange.Name)
+	if !slices.Equal(counts, []string{"micro-downgrade 1"}) {
+		t.Errorf("test_counts of the out-of-change job: %q", counts)
+	}
+	checkTestCounts(t, d, "after migration 0005")
+	if need, err := NeedsMigration(ctx, path); err != nil || need {
+		t.Errorf("NeedsMigration after the upgrade: %v, %v", need, err)
+	}
+}
