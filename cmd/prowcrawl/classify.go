@@ -2,29 +2,37 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/openshift-eng/prowcrawl/crawler"
+	"github.com/openshift-eng/prowcrawl/report"
 )
 
 func runClassify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var rulesPath, format string
+	var gcsAuth bool
 	format = "table"
 	fs := pflag.NewFlagSet("classify", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&rulesPath, "rules", "", "a rules file that adds symptoms or replaces built-in ones by id")
 	fs.StringVar(&format, "format", format, "output: table or json")
+	fs.BoolVar(&gcsAuth, "gcs-auth", false, "read gs:// runs with Application Default Credentials instead of anonymously")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: prowcrawl classify [--rules FILE] [--format table|json] PATH...
+		fmt.Fprint(stderr, `Usage: prowcrawl classify [--rules FILE] [--format table|json] PATH|gs://BUCKET/PATH|PROW-URL...
 
-Prints the symptoms found in a run directory downloaded from the bucket
-(keep the bucket's layout below it), or in single files, with the evidence.
+Prints the symptoms found in a run, with the evidence. A run is named by its
+Prow link (https://prow.ci.openshift.org/view/gs/BUCKET/PATH), by its place
+in a bucket (gs://BUCKET/PATH: only the objects the rules read are
+downloaded, into memory), or by a directory downloaded from the bucket (keep
+the bucket's layout below it). A directory of runs (a job's directory, or
+what gsutil cp -r makes of a run) has each of its runs classified. A single
+file (JUnit, clusterversion.json, events, disruption, a log) is given to
+every rule. Anything else (an empty directory, a bucket's directory of
+jobs, a job in a bucket) is refused with exit status 2.
 
 `)
 		fs.PrintDefaults()
@@ -33,7 +41,7 @@ Prints the symptoms found in a run directory downloaded from the bucket
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usagef("classify needs a run directory or a file")
+		return usagef("classify needs a run: a Prow link, gs://BUCKET/PATH, a run directory or a file")
 	}
 	if format != "table" && format != "json" {
 		return usagef("--format %q: want table or json", format)
@@ -42,93 +50,20 @@ Prints the symptoms found in a run directory downloaded from the bucket
 	if err != nil {
 		return err
 	}
-	var findings []crawler.Finding
+	var findings []report.Classified
 	for _, p := range fs.Args() {
-		if _, err := os.Stat(p); err != nil {
-			return usagef("%v", err)
-		}
-		f, err := crawler.ClassifyPath(ctx, eng.Rules(), p)
-		if err != nil {
+		got, err := crawler.Classify(ctx, eng.Rules(), p, crawler.GCSOptions{Auth: gcsAuth})
+		switch {
+		case errors.Is(err, crawler.ErrNotRun):
+			return usageError{err}
+		case errors.Is(err, crawler.ErrAccessDenied):
+			return accessError(err, gcsAuth)
+		case err != nil:
 			return err
 		}
-		findings = append(findings, f)
-	}
-	if format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(findingsJSON(findings))
-	}
-	for i, f := range findings {
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
-		printFinding(stdout, f)
-	}
-	return nil
-}
-
-func printFinding(w io.Writer, f crawler.Finding) {
-	head := f.Path
-	if !f.Started.IsZero() {
-		head += ", started " + f.Started.Format(time.RFC3339)
-	}
-	if f.Result != "" {
-		head += ", " + f.Result
-	}
-	fmt.Fprintln(w, head)
-	if len(f.Matches) == 0 {
-		fmt.Fprintln(w, "  no symptom found")
-	}
-	for _, m := range f.Matches {
-		where := m.File
-		if m.Line > 0 {
-			where = fmt.Sprintf("%s:%d", m.File, m.Line)
-		}
-		if where == "" {
-			where = "run metadata"
-		}
-		at := ""
-		if !m.At.IsZero() {
-			at = " at " + m.At.Format(time.RFC3339)
-		}
-		fmt.Fprintf(w, "  %s: %d hits, first in %s%s\n", m.SymptomID, m.Hits, where, at)
-		if m.Excerpt != "" {
-			fmt.Fprintf(w, "    %s\n", m.Excerpt)
+		for _, f := range got {
+			findings = append(findings, report.Classified(f))
 		}
 	}
-	for _, p := range f.Problems {
-		fmt.Fprintf(w, "  could not use %s (%s): %s\n", p.Object, p.Kind, p.Message)
-	}
-}
-
-type matchJSON struct {
-	Symptom string    `json:"symptom"`
-	Hits    int       `json:"hits"`
-	File    string    `json:"file,omitempty"`
-	Line    int       `json:"line,omitempty"`
-	Excerpt string    `json:"excerpt,omitempty"`
-	At      time.Time `json:"at,omitzero"`
-}
-
-type findingJSON struct {
-	Path     string      `json:"path"`
-	Started  time.Time   `json:"started,omitzero"`
-	Result   string      `json:"result,omitempty"`
-	Symptoms []matchJSON `json:"symptoms"`
-	Problems []string    `json:"problems,omitempty"`
-}
-
-func findingsJSON(fs []crawler.Finding) []findingJSON {
-	out := make([]findingJSON, 0, len(fs))
-	for _, f := range fs {
-		j := findingJSON{Path: f.Path, Started: f.Started, Result: f.Result, Symptoms: []matchJSON{}}
-		for _, m := range f.Matches {
-			j.Symptoms = append(j.Symptoms, matchJSON{Symptom: m.SymptomID, Hits: m.Hits, File: m.File, Line: m.Line, Excerpt: m.Excerpt, At: m.At})
-		}
-		for _, p := range f.Problems {
-			j.Problems = append(j.Problems, p.Object+": "+p.Message)
-		}
-		out = append(out, j)
-	}
-	return out
+	return report.Classification(stdout, findings, format)
 }

@@ -74,7 +74,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usagef("--out %s: directory %s does not exist", o.Out, filepath.Dir(o.Out))
 		}
 	}
-	store, err := openExisting(ctx, o.DB, stderr)
+	store, err := openReader(ctx, o.DB, stderr)
 	if err != nil {
 		return err
 	}
