@@ -159,7 +159,7 @@ func TestOpenErrors(t *testing.T) {
 	}{
 		{"not sqlite", notDB, "open db " + notDB + ": file is not a database", ErrNotDatabase},
 		{"missing directory", filepath.Join(dir, "missing", "x.db"), "open db " + filepath.Join(dir, "missing", "x.db") + ": directory " + filepath.Join(dir, "missing") + " does not exist", nil},
-		{"directory", dir, "open db " + dir + ": is a directory", nil},
+		{"directory", dir, "open db " + dir + ": not a regular file: it is a directory", ErrNotRegular},
 		{"newer schema", newer, "schema version 9999 is newer than this program knows", nil},
 	}
 	for _, tt := range tests {

@@ -173,11 +173,17 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (bucket, job) DO UPDATE SET
 	started_at = CASE
-		WHEN excluded.build_id > build_id THEN excluded.started_at
+		WHEN build_id >= 1000000000000000000 AND (build_id >> 22) + 1288834974657 > unixepoch('now', '+1 day') * 1000 THEN excluded.started_at
+		WHEN excluded.build_id > build_id THEN coalesce(excluded.started_at, started_at)
 		WHEN excluded.build_id = build_id THEN coalesce(excluded.started_at, started_at)
 		ELSE started_at
 	END,
-	build_id = max(build_id, excluded.build_id),
+	build_id = CASE
+		-- A snowflake id dated over a day ahead was never issued: such a
+		-- cursor (from an older version) gives way to the crawl's.
+		WHEN build_id >= 1000000000000000000 AND (build_id >> 22) + 1288834974657 > unixepoch('now', '+1 day') * 1000 THEN excluded.build_id
+		ELSE max(build_id, excluded.build_id)
+	END,
 	updated_at = excluded.updated_at`
 )
 

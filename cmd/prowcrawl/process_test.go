@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/db"
 )
 
 // The tests in this file run prowcrawl as the separate process cron runs:
@@ -303,7 +305,7 @@ func TestProcess(t *testing.T) {
 		first := start(t, bin, args(dbPath)...)
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			if b, _ := os.ReadFile(dbPath + ".lock"); strings.TrimSpace(string(b)) == strconv.Itoa(first.cmd.Process.Pid) {
+			if db.Holder(dbPath) == first.cmd.Process.Pid {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -323,6 +325,29 @@ func TestProcess(t *testing.T) {
 		if took > 2*time.Second {
 			t.Errorf("the second crawl took %s to give up", took)
 		}
+		// The lock is the file's: through a hard link, a symbolic link
+		// or a second directory reaching it, a crawl is refused all the
+		// same. Before, each took a lock of its own name and both wrote
+		// (integrity_check: "2nd reference to page").
+		linkDir := t.TempDir()
+		hard, soft, otherDir := filepath.Join(linkDir, "hard.db"), filepath.Join(linkDir, "soft.db"), filepath.Join(linkDir, "second")
+		if err := os.Link(dbPath, hard); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(dbPath, soft); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Dir(dbPath), otherDir); err != nil {
+			t.Fatal(err)
+		}
+		for _, other := range []string{hard, soft, filepath.Join(otherDir, filepath.Base(dbPath))} {
+			p := start(t, bin, args(other)...)
+			code := p.wait(t)
+			want := fmt.Sprintf("prowcrawl: database %s is being written by another crawl (process %d); try again later, or pass --wait", other, first.cmd.Process.Pid)
+			if code != 2 || strings.TrimSpace(p.stderr.String()) != want {
+				t.Errorf("crawl through %s: exit %d, stderr %q; want 2 and %q", other, code, p.stderr.String(), want)
+			}
+		}
 		t.Logf("the second crawl gave up after %s", took.Round(time.Millisecond))
 		if code := first.wait(t); code != 0 {
 			t.Fatalf("first crawl: exit %d: %s", code, first.stderr.String())
@@ -339,8 +364,8 @@ func TestProcess(t *testing.T) {
 		}
 	})
 
-	// A crawl writes its database, the database's -wal, -shm and .lock
-	// files, and nothing else: not in the working directory, the home
+	// A crawl writes its database, the database's -wal and -shm files,
+	// and nothing else (the lock is taken on the database itself): not in the working directory, the home
 	// directory or the temporary directory.
 	t.Run("writes only the database", func(t *testing.T) {
 		cwd, home, tmp, dbDir := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
@@ -357,7 +382,7 @@ func TestProcess(t *testing.T) {
 		}
 		ents, _ := os.ReadDir(dbDir)
 		for _, e := range ents {
-			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm", "x.db.lock"}, e.Name()) {
+			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm"}, e.Name()) {
 				t.Errorf("the crawl wrote %s next to the database", e.Name())
 			}
 		}

@@ -24,7 +24,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	store, err := openExisting(ctx, dbPath, stderr)
+	store, err := openReader(ctx, dbPath, stderr)
 	if err != nil {
 		return err
 	}
