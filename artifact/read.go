@@ -386,7 +386,8 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 		if file != "" {
 			file = r.run.Dir + file
 		}
-		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, LastAt: m.LastAt})
+		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, LastAt: m.LastAt,
+			RuleHash: r.opts.Rules.RuleHash(m.Symptom)})
 	}
 	return out
 }

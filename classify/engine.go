@@ -61,7 +61,7 @@ func NewEngine(rules []Rule) (*Engine, error) {
 		if len(ferrs) > 0 {
 			continue
 		}
-		cr.index = len(e.compiled)
+		cr.index, cr.hash = len(e.compiled), r.Hash()
 		for _, m := range cr.matchers {
 			m.id, m.rule = len(e.matchers), cr.index
 			m.probes = probesOf(m)
@@ -206,6 +206,7 @@ const (
 // compiledRule is a checked rule with its globs and regexes compiled.
 type compiledRule struct {
 	rule     *Rule
+	hash     string // rule.Hash()
 	index    int
 	files    *regexp.Regexp
 	matchers []*compiledMatcher

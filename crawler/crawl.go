@@ -15,6 +15,7 @@ import (
 	"github.com/sourcegraph/conc/pool"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -40,6 +41,9 @@ type Config struct {
 	RetryGivenUp bool
 	// Rules classifies each run's failures by symptom; nil skips it.
 	Rules *classify.Engine
+	// Cache, unless nil, keeps every object a run's reading downloads, so
+	// that reclassify and search read it again without the bucket.
+	Cache *cache.Cache
 	// MaxObjectBytes caps what is read of one log (after decompression);
 	// a longer one is matched on its first part and recorded.
 	MaxObjectBytes int64

@@ -50,7 +50,9 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 		if err != nil {
 			return err
 		}
-		read, err = artifact.Read(ctx, c.runOf(dir+"/", objs, &count), opts)
+		run, w := c.teeRun(dir, c.runOf(dir+"/", objs, &count))
+		read, err = artifact.Read(ctx, run, opts)
+		c.keepRun(w, read, err)
 		return err
 	}()
 	res := result{task: t, started: read.Run.StartedAt}

@@ -124,7 +124,7 @@ SELECT d.backend, r.edge, rs.symptom_id IS NOT NULL, sum(d.disrupted_s)
 FROM runs r
 JOIN run_disruptions d ON d.job = r.job AND d.build_id = r.build_id
 LEFT JOIN run_symptoms rs ON rs.job = r.job AND rs.build_id = r.build_id AND rs.symptom_id = ?
-WHERE r.edge IN (SELECT edge FROM edges) AND `+countedRun+` AND coalesce(r.started_at, '') >= ?
+WHERE r.edge IN (SELECT edge FROM edges) AND `+countedRun+` AND `+startedRun+` AND coalesce(r.started_at, '') >= ?
 GROUP BY d.backend, r.job, r.build_id
 ORDER BY d.backend, r.edge`, symptom, symptom, formatTime(since))
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -258,6 +259,62 @@ func TestProcess(t *testing.T) {
 		}
 	})
 
+	// SIGKILL while the artifact cache is written: whatever the kill cut
+	// short is never trusted. Every run file left opens and passes its
+	// checks, a rerun completes the cache, and reclassify from it gives
+	// the clean crawl's symptoms without a run missing.
+	t.Run("SIGKILL during cache writes", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 9))
+		dir := t.TempDir()
+		dbPath := filepath.Join(dir, "killed.db")
+		cacheDir := filepath.Join(dir, defaultCacheName)
+		for i := range 3 {
+			after := rng.IntN(runs / 2)
+			extra := time.Duration(rng.Int64N(int64(200 * time.Millisecond)))
+			// backfill --refetch rewrites the cached runs every time.
+			p := start(t, bin, append([]string{"backfill", "--refetch"}, args(dbPath)[1:]...)...)
+			if i == 0 {
+				waitStored(t, dbPath, after)
+			}
+			time.Sleep(extra)
+			_ = p.cmd.Process.Kill()
+			p.wait(t)
+			cc, err := cache.Open(cacheDir, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for e, err := range cc.Runs() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := cc.Open(e.Key)
+				if err != nil {
+					t.Fatalf("kill %d: a run file left in place does not open: %v", i+1, err)
+				}
+				if err := r.Verify(); err != nil {
+					t.Fatalf("kill %d: %v", i+1, err)
+				}
+				r.Close()
+				n++
+			}
+			st, _ := cc.Stats()
+			t.Logf("kill %d, %s after %d runs were stored: %d runs cached whole, %d bytes in temporary files", i+1, extra.Round(time.Millisecond), after, n, st.Temp)
+		}
+		p := start(t, bin, args(dbPath)...)
+		if code := p.wait(t); code != 0 {
+			t.Fatalf("rerun: exit %d: %s", code, p.stderr.String())
+		}
+		p = start(t, bin, "reclassify", "--db", dbPath)
+		if code := p.wait(t); code != 0 || !strings.Contains(p.stdout.String(), "0 not in the cache, 0 unreadable there") {
+			t.Fatalf("reclassify after the kills: exit %d: %s%s", code, p.stdout.String(), p.stderr.String())
+		}
+		want := rows(t, openSQL(t, cleanDB), `SELECT * FROM run_symptoms ORDER BY job, build_id, symptom_id`)
+		if got := rows(t, openSQL(t, dbPath), `SELECT * FROM run_symptoms ORDER BY job, build_id, symptom_id`); got != want {
+			t.Fatalf("symptoms after the kills and reclassify differ from the clean crawl's: %s", firstDiff(want, got))
+		}
+	})
+
 	// SIGINT and SIGTERM stop at a run boundary: the summary is printed,
 	// the exit status is 1 with one sentence, the crawl is logged as
 	// interrupted, and a rerun completes the database.
@@ -382,7 +439,7 @@ func TestProcess(t *testing.T) {
 		}
 		ents, _ := os.ReadDir(dbDir)
 		for _, e := range ents {
-			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm"}, e.Name()) {
+			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm", defaultCacheName}, e.Name()) {
 				t.Errorf("the crawl wrote %s next to the database", e.Name())
 			}
 		}

@@ -197,7 +197,6 @@ func TestSuggestPlanted(t *testing.T) {
 	}
 	bucket := bigBucket(t)
 	dir := t.TempDir()
-	first := filepath.Join(dir, "first.db")
 	var stdout, stderr bytes.Buffer
 	crawl := func(dbPath string, extra ...string) {
 		t.Helper()
@@ -210,15 +209,31 @@ func TestSuggestPlanted(t *testing.T) {
 			t.Fatalf("crawl: %v %s", err, stderr.String())
 		}
 	}
-	crawl(first)
-	// Every failed run of the job, most of them explained by a built-in
-	// symptom already, some not.
-	failed := queryIDs(t, first, `SELECT build_id FROM runs WHERE job = ? AND result = 'failure'`, plantedEdgeJob)
-	unexplained := queryIDs(t, first, `SELECT build_id FROM runs r WHERE job = ? AND result = 'failure'
-		AND NOT EXISTS (SELECT 1 FROM run_symptoms s WHERE s.job = r.job AND s.build_id = r.build_id)`, plantedEdgeJob)
-	passed := queryIDs(t, first, `SELECT build_id FROM runs WHERE job = ? AND result = 'success'`, plantedEdgeJob)
-	if len(failed) < 10 || len(unexplained) < 3 || len(passed) == 0 {
-		t.Fatalf("the copied sample has %d failed runs, %d without a symptom, and %d passed runs on %s", len(failed), len(unexplained), len(passed), plantedEdgeJob)
+	// Every failed run of the job (most of them explained by a built-in
+	// symptom already, some not) and one passed run, by finished.json.
+	var failed, passed []int64
+	builds, err := os.ReadDir(filepath.Join(bucket, "logs", plantedEdgeJob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range builds {
+		var fin struct{ Result string }
+		raw, err := os.ReadFile(filepath.Join(bucket, "logs", plantedEdgeJob, b.Name(), "finished.json"))
+		if err != nil || json.Unmarshal(raw, &fin) != nil {
+			continue // still running
+		}
+		id, _ := strconv.ParseInt(b.Name(), 10, 64)
+		switch fin.Result {
+		case "FAILURE":
+			failed = append(failed, id)
+		case "SUCCESS":
+			passed = append(passed, id)
+		}
+	}
+	slices.Sort(failed)
+	slices.Sort(passed)
+	if len(failed) < 10 || len(passed) == 0 {
+		t.Fatalf("the copied sample has %d failed and %d passed runs of %s", len(failed), len(passed), plantedEdgeJob)
 	}
 	planted := append(slices.Clone(failed), passed[0])
 	for i, id := range planted {
@@ -269,20 +284,12 @@ func TestSuggestPlanted(t *testing.T) {
 	}
 }
 
-// TestSuggestDisabled: with a built-in symptom turned off by a rules file
+// checkDisabledJUnit: with a built-in symptom turned off by a rules file
 // ({id: ID, disabled: true}), its runs are unexplained, and suggest
-// proposes a rule that recovers most of them.
-func TestSuggestDisabled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crawls a bucket three times the sample's")
-	}
-	bucket := bigBucket(t)
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "prowcrawl.db")
-	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"crawl", "--bucket", bucket, "--db", dbPath, "--since", "2019-01-01"}, &stdout, &stderr); err != nil {
-		t.Fatalf("crawl: %v %s", err, stderr.String())
-	}
+// proposes a rule, from the failed tests' messages, that recovers most of
+// them (api-unavailable-during-upgrade: the API availability tests).
+func checkDisabledJUnit(t *testing.T, dbPath, dir string) {
+	t.Helper()
 	const off = "api-unavailable-during-upgrade"
 	type key struct {
 		job string
@@ -309,11 +316,11 @@ func TestSuggestDisabled(t *testing.T) {
 	if len(want) < 4 {
 		t.Fatalf("%d runs show %s in the copied sample", len(want), off)
 	}
-	offRules := filepath.Join(dir, "off.yaml")
+	offRules := filepath.Join(dir, "off-api.yaml")
 	os.WriteFile(offRules, []byte("symptoms:\n  - {id: "+off+", disabled: true}\n"), 0o644)
 
-	before := suggestJSON(t, "--db", dbPath)
-	props := suggestJSON(t, "--db", dbPath, "--rules", offRules)
+	before := suggestJSON(t, "--db", dbPath, "--cache", "")
+	props := suggestJSON(t, "--db", dbPath, "--rules", offRules, "--cache", "")
 	best, bestRecall := -1, 0.0
 	for i, p := range props {
 		tp := 0
@@ -335,7 +342,7 @@ func TestSuggestDisabled(t *testing.T) {
 			t.Errorf("the proposal that recovers %s was made with the symptom on too: %s", off, p.ID)
 		}
 	}
-	checkRules(t, dir, "--db", dbPath, "--rules", offRules)
+	checkRules(t, dir, "--db", dbPath, "--rules", offRules, "--cache", "")
 }
 
 // fillCache stores every stored run's logs in a cache, as a crawl with a
@@ -390,7 +397,9 @@ func fillCache(t *testing.T, bucket, dbPath, dir string) {
 	}
 }
 
-// TestSuggestCachedLogs: a built-in symptom found in logs
+// TestSuggestDisabled: a built-in symptom turned off is recovered, from
+// the failed tests' messages (checkDisabledJUnit) and from the cached logs.
+// A built-in symptom found in logs
 // (pod-network-cross-node: connections to pod addresses that time out),
 // turned off, is recovered from the error lines of the cached logs: a
 // proposal covers most of its failed runs (those whose evidence is in a
@@ -398,7 +407,7 @@ func fillCache(t *testing.T, bucket, dbPath, dir string) {
 // rule passes rules --check, and applied to the stored runs finds the runs
 // it said. (etcd-connection-refused shows in logs too, but in the sample
 // it is a flake, mostly in passed runs: nothing to propose.)
-func TestSuggestCachedLogs(t *testing.T) {
+func TestSuggestDisabled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls a bucket three times the sample's")
 	}
@@ -409,6 +418,7 @@ func TestSuggestCachedLogs(t *testing.T) {
 	if err := run(t.Context(), []string{"crawl", "--bucket", bucket, "--db", dbPath, "--since", "2019-01-01"}, &stdout, &stderr); err != nil {
 		t.Fatalf("crawl: %v %s", err, stderr.String())
 	}
+	checkDisabledJUnit(t, dbPath, dir)
 	fillCache(t, bucket, dbPath, filepath.Join(dir, "prowcrawl-cache"))
 	const off = "pod-network-cross-node"
 	with := make(map[int64]bool)
