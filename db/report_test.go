@@ -513,20 +513,17 @@ func TestPopulations(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	// Two of the five single-node runs hold the pod-address timeouts the
+	// HA runs of the symptom hold (the answer key lists no symptom there).
 	_, single := rows(t, conn, `SELECT r.build_id, (SELECT count(*) FROM run_symptoms s WHERE s.job = r.job AND s.build_id = r.build_id
-	AND s.symptom_id = 'pod-network-cross-node') AS podnet, (SELECT count(*) FROM run_symptoms s WHERE s.job = r.job
-	AND s.build_id = r.build_id AND s.symptom_id = 'etcd-connection-refused') AS etcd
+	AND s.symptom_id = 'pod-network-cross-node') AS podnet
 FROM runs r JOIN jobs j ON j.name = r.job WHERE j.topology = 'single'`)
-	etcd := 0
 	for _, r := range single {
 		if r["podnet"] != "0" {
 			t.Errorf("single-node run %s shows pod-network-cross-node", r["build_id"])
 		}
-		if r["etcd"] != "0" {
-			etcd++
-		}
 	}
-	if len(single) != 5 || etcd != 2 {
-		t.Errorf("%d single-node runs, %d with the etcd refusals planted beside the pod-address timeouts; want 5 and 2", len(single), etcd)
+	if len(single) != 5 {
+		t.Errorf("%d single-node runs, want 5", len(single))
 	}
 }

@@ -54,9 +54,9 @@ func populationJobs() []*job {
 			versions: payloadToPayload("4.14.0-0.nightly-"),
 			plans: []plan{
 				{start: "2026-11-12", result: success},
-				{start: "2026-11-15", result: failure, podNet: podNetTimeout, oneNode: true, etcd: true},
+				{start: "2026-11-15", result: failure, podNet: podNetTimeout, oneNode: true},
 				{start: "2026-11-18", result: success},
-				{start: "2026-11-21", result: failure, podNet: podNetClient, oneNode: true, etcd: true},
+				{start: "2026-11-21", result: failure, podNet: podNetClient, oneNode: true},
 				{start: "2026-11-24", result: success},
 			},
 		},
