@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build test lint check demo bench fuzz fuzz-short deps testdata clean
+.PHONY: build test lint check demo bench bench-engine fuzz fuzz-short deps testdata clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/prowcrawl
@@ -32,8 +32,15 @@ demo: build
 	$(BIN) status --db $(DB) --runs 40
 	$(BIN) report --db $(DB)
 
+## bench: every Go benchmark, then the engine beside ripgrep and grep.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(MAKE) bench-engine
+
+## bench-engine: prowcrawl classify, rg and GNU grep on the same generated
+## logs, one core each, median of three runs (.ci/bench-engine).
+bench-engine:
+	./.ci/bench-engine
 
 ## fuzz: run every fuzz target for $(FUZZTIME) each.
 fuzz:

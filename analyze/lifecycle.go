@@ -168,7 +168,11 @@ func firstRun(ctx context.Context, store *db.DB, c db.AnalysisCounts, w windows,
 // stored and the lifecycle one analysis behind, which the next analysis
 // catches up.
 func keepLifecycle(ctx context.Context, store *db.DB, c db.AnalysisCounts, verdicts []db.SymptomVerdict, w windows, opts Options, asOf time.Time) (int, error) {
-	now := time.Now().UTC().Truncate(time.Second)
+	now := opts.AnalysedAt
+	if now.IsZero() {
+		now = time.Now()
+	}
+	now = now.UTC().Truncate(time.Second)
 	rows, changes, err := lifecycle(ctx, store, c, verdicts, w, opts, now)
 	if err != nil {
 		return 0, err

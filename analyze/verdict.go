@@ -50,6 +50,9 @@ type Options struct {
 	// SampleDays and BasisDays are the windows of the time comparison: the
 	// last SampleDays before Now against the BasisDays before those.
 	SampleDays, BasisDays int
+	// AnalysedAt is when the analysis counts as made: the regressions it
+	// opens and closes are dated with it. Zero means the wall clock.
+	AnalysedAt time.Time
 	// Now ends the sample window. Zero means the start of the newest run in
 	// the database, so that a backfill of old history is analysed as of its
 	// own end.

@@ -97,6 +97,12 @@ type plan struct {
 	scanned                    []File // the files a rule reads, besides the JUnit files
 	order                      map[string]int
 	reads                      map[string]bool // by name: a rule reads it
+	// disruption are the files the run's disruption is read from, of
+	// disruptionSource; isDisruption has their names. Those a rule reads
+	// are parsed from the bytes the rules' scan reads.
+	disruption       []File
+	disruptionSource string
+	isDisruption     map[string]bool
 }
 
 func (r *reading) plan() plan {
@@ -128,6 +134,11 @@ func (r *reading) plan() plan {
 			}
 		}
 	}
+	p.disruption, p.disruptionSource = disruptionSources(r.run.Files, r.opts.Loose)
+	p.isDisruption = make(map[string]bool, len(p.disruption))
+	for _, f := range p.disruption {
+		p.isDisruption[f.Name()] = true
+	}
 	return p
 }
 
@@ -148,6 +159,11 @@ func (p plan) rest() []File {
 	}
 	for _, f := range p.scanned {
 		if f != p.cv {
+			out = append(out, f)
+		}
+	}
+	for _, f := range p.disruption {
+		if !slices.ContainsFunc(out, func(o File) bool { return o.Name() == f.Name() }) {
 			out = append(out, f)
 		}
 	}
@@ -263,6 +279,7 @@ func (r *reading) read(ctx context.Context) error {
 	if scan != nil {
 		r.res.Symptoms = r.classify(ctx, p, scan, tests, run.UpgradeState)
 	}
+	r.disruptions(ctx, p)
 	return nil
 }
 
@@ -316,7 +333,13 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 			continue
 		}
 		cr := &capReader{r: rc, left: r.opts.MaxObjectBytes}
-		err = scan.FileAt(ctx, f.Name(), p.order[f.Name()], cr)
+		var in io.Reader = cr
+		finish := func() {}
+		if p.isDisruption[f.Name()] {
+			in, finish = r.teeDisruption(f, p.disruptionSource, cr)
+		}
+		err = scan.FileAt(ctx, f.Name(), p.order[f.Name()], in)
+		finish()
 		rc.Close()
 		switch {
 		case cr.over:
@@ -334,7 +357,7 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 		if file != "" {
 			file = r.run.Dir + file
 		}
-		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At})
+		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, LastAt: m.LastAt})
 	}
 	return out
 }

@@ -19,6 +19,9 @@ type automaton struct {
 	trans []int32
 	// out[t/stride] lists the literals that end in state t.
 	out [][]int32
+	// small is trans in an array of a fixed size, when it fits: indexed
+	// with a uint16 the scan needs no bounds checks.
+	small *[1 << 16]int32
 }
 
 // maxAutomatonStates bounds the trie, so that premultiplied states fit an
@@ -120,6 +123,10 @@ func newAutomaton(patterns []string) *automaton {
 	for i, n := range nodes {
 		a.out[i] = n.out
 	}
+	if len(a.trans) <= 1<<16 {
+		a.small = new([1 << 16]int32)
+		copy(a.small[:], a.trans)
+	}
 	return a
 }
 
@@ -152,13 +159,25 @@ func (a *automaton) scan(text []byte, hits []hit, spare *[3][]hit) []hit {
 	trans, class := a.trans, &a.class
 	var s0, s1, s2, s3 int32
 	p0, p1, p2, p3 = p0[:n], p1[:n], p2[:n], p3[:n]
-	for i := range p0 {
-		s0 = trans[int(s0)+int(class[p0[i]])]
-		s1 = trans[int(s1)+int(class[p1[i]])]
-		s2 = trans[int(s2)+int(class[p2[i]])]
-		s3 = trans[int(s3)+int(class[p3[i]])]
-		if s0|s1|s2|s3 < 0 {
-			s0, s1, s2, s3 = parts.record(int32(i+1), s0, s1, s2, s3)
+	if small := a.small; small != nil {
+		for i := range p0 {
+			s0 = small[uint16(s0+int32(class[p0[i]]))]
+			s1 = small[uint16(s1+int32(class[p1[i]]))]
+			s2 = small[uint16(s2+int32(class[p2[i]]))]
+			s3 = small[uint16(s3+int32(class[p3[i]]))]
+			if s0|s1|s2|s3 < 0 {
+				s0, s1, s2, s3 = parts.record(int32(i+1), s0, s1, s2, s3)
+			}
+		}
+	} else {
+		for i := range p0 {
+			s0 = trans[int(s0)+int(class[p0[i]])]
+			s1 = trans[int(s1)+int(class[p1[i]])]
+			s2 = trans[int(s2)+int(class[p2[i]])]
+			s3 = trans[int(s3)+int(class[p3[i]])]
+			if s0|s1|s2|s3 < 0 {
+				s0, s1, s2, s3 = parts.record(int32(i+1), s0, s1, s2, s3)
+			}
 		}
 	}
 	hits, h1, h2, h3 := parts.hits[0], parts.hits[1], parts.hits[2], parts.hits[3]

@@ -7,12 +7,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-var benchInput = flag.String("benchinput", "", "write the benchmark's log and its patterns (as grep -E patterns) to this directory, to compare with grep")
+var benchInput = flag.String("benchinput", "", "write the benchmarks' logs and the patterns of ripgrep and grep to this directory (see TestWriteBenchInput)")
 
 // benchLog returns a realistic build log of about size bytes: monitor
 // lines, klog lines, ci-operator and openshift-tests lines, with a few
@@ -97,31 +98,51 @@ func textRegexes(rules []Rule) []string {
 	return out
 }
 
-// toERE rewrites the built-in regexes, Go RE2 syntax, as POSIX extended
-// regexes for GNU grep.
-func toERE(re string) string {
-	return strings.NewReplacer(`(?P<ip>`, `(`, `(?:`, `(`, `\s`, `[:space:]`).Replace(re)
-}
-
-// TestWriteBenchInput writes the benchmark's input for a comparison:
+// TestWriteBenchInput writes the inputs of the comparison with ripgrep
+// and GNU grep that make bench-engine runs:
 //
 //	go test ./classify -run TestWriteBenchInput -benchinput DIR
-//	taskset -c 0 grep -E -c -f DIR/patterns.txt DIR/build-log.txt
+//
+// DIR/upgrade.log is upgradeLog's realistic step logs and DIR/build-log.txt
+// benchLog's synthetic one, 64 MiB each; DIR/rg.txt holds the built-in
+// rules' regular expressions of text lines, their named groups unnamed
+// (ripgrep rejects a name used twice), and DIR/plain.txt the plain
+// patterns a grep user would write for the same symptoms.
 func TestWriteBenchInput(t *testing.T) {
 	if *benchInput == "" {
 		t.Skip("-benchinput not set")
 	}
-	log := benchLog(benchSize)
-	var pats []string
+	var res []string
 	for _, re := range textRegexes(benchRules()) {
-		pats = append(pats, toERE(re))
+		res = append(res, namedGroup.ReplaceAllString(re, "("))
 	}
-	if err := os.WriteFile(filepath.Join(*benchInput, "build-log.txt"), log, 0o644); err != nil {
-		t.Fatal(err)
+	for name, data := range map[string][]byte{
+		"upgrade.log":   upgradeLog(benchSize),
+		"build-log.txt": benchLog(benchSize),
+		"rg.txt":        []byte(strings.Join(res, "\n") + "\n"),
+		"plain.txt":     []byte(strings.Join(plainPatterns, "\n") + "\n"),
+	} {
+		if err := os.WriteFile(filepath.Join(*benchInput, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(filepath.Join(*benchInput, "patterns.txt"), []byte(strings.Join(pats, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+}
+
+// namedGroup is the start of a named group.
+var namedGroup = regexp.MustCompile(`\(\?P<[A-Za-z0-9_]+>`)
+
+// plainPatterns are what a grep user would search for the built-in text
+// symptoms: their distinctive phrases, without the rules' care for
+// addresses and ports.
+var plainPatterns = []string{
+	`:2379: connect: connection refused`,
+	`transport is closing`,
+	`NetworkPluginNotReady.*Missing CNI default network`,
+	`dial tcp .*: (i/o timeout|connect: no route to host|connect: connection timed out)`,
+	`request canceled while waiting for connection`,
+	`Client\.Timeout exceeded`,
+	`ns/openshift-(sdn|ovn-kubernetes) .*(Killing|Deleted pod|Pulling|Started|Stopping container)`,
+	`Readiness probe failed|reason/ReadinessFailed`,
 }
 
 const benchSize = 64 << 20
@@ -129,6 +150,28 @@ const benchSize = 64 << 20
 // BenchmarkEngine matches a 64 MiB build log with the built-in rules.
 func BenchmarkEngine(b *testing.B) {
 	log := benchLog(benchSize)
+	e, err := NewEngine(benchRules())
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Date(2026, 11, 12, 19, 0, 0, 0, time.UTC)
+	b.SetBytes(int64(len(log)))
+	b.ResetTimer()
+	for b.Loop() {
+		s := e.Begin(RunInfo{Start: start})
+		if err := s.File(b.Context(), "build-log.txt", bytes.NewReader(log)); err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Matches()) == 0 {
+			b.Fatal("no matches")
+		}
+	}
+}
+
+// BenchmarkEngineUpgrade matches 64 MiB of realistic upgrade step logs
+// (upgradeLog) with the built-in rules.
+func BenchmarkEngineUpgrade(b *testing.B) {
+	log := upgradeLog(benchSize)
 	e, err := NewEngine(benchRules())
 	if err != nil {
 		b.Fatal(err)

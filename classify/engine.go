@@ -224,6 +224,8 @@ type compiledMatcher struct {
 	sequence   *sequenceProgram
 
 	probes []*probe // the regexes that text lines go through
+
+	all, not []*fastRegexp // a lines matcher's all and not, as probes ask them
 }
 
 type linesProgram struct {
@@ -283,6 +285,8 @@ type probe struct {
 	kind    probeKind
 	matcher *compiledMatcher
 	re      *regexp.Regexp
+	fast    *fastRegexp // re, asked through its automaton
+	cidr    *lazyDFA    // re with its ip group made an address of the cidr, or nil
 	ipGroup int
 	lits    [][]string
 }
@@ -293,7 +297,11 @@ func probesOf(m *compiledMatcher) []*probe {
 	switch m.kind {
 	case kindLines:
 		for _, a := range m.lines.any {
-			out = append(out, &probe{kind: probeAny, matcher: m, re: a.re, ipGroup: a.ipGroup, lits: requiredLiterals(a.re.String())})
+			pr := &probe{kind: probeAny, matcher: m, re: a.re, ipGroup: a.ipGroup, lits: requiredLiterals(a.re.String())}
+			if a.ipGroup >= 0 && len(m.lines.cidr) > 0 {
+				pr.cidr = cidrDFA(a.re.String(), a.ipGroup, m.lines.cidr)
+			}
+			out = append(out, pr)
 		}
 		if len(m.lines.any) == 0 {
 			// Every "all" regex must match, so the literals any of them
@@ -305,11 +313,22 @@ func probesOf(m *compiledMatcher) []*probe {
 			slices.SortStableFunc(sets, compareSets)
 			out = append(out, &probe{kind: probeAll, matcher: m, ipGroup: -1, lits: sets[:min(len(sets), maxConjuncts)]})
 		}
+		for _, re := range m.lines.all {
+			m.all = append(m.all, newFastRegexp(re))
+		}
+		for _, re := range m.lines.not {
+			m.not = append(m.not, newFastRegexp(re))
+		}
 	case kindSequence:
 		s := m.sequence
 		out = append(out,
 			&probe{kind: probeThen, matcher: m, re: s.then, ipGroup: -1, lits: requiredLiterals(s.then.String())},
 			&probe{kind: probeFirst, matcher: m, re: s.first, ipGroup: -1, lits: requiredLiterals(s.first.String())})
+	}
+	for _, pr := range out {
+		if pr.re != nil {
+			pr.fast = newFastRegexp(pr.re)
+		}
 	}
 	return out
 }
@@ -320,6 +339,7 @@ type program struct {
 	kind      fileKind
 	probes    []*probe
 	ac        *automaton    // nil when no probe has literals
+	skip      *skipper      // finds the lines worth the automaton, or nil: every line is
 	litTarget [][]litTarget // literal -> the probe sets it belongs to
 	full      []uint8       // probe -> the mask of all its sets
 	always    []int32       // probes without literals
@@ -410,6 +430,15 @@ func (e *Engine) compileProgram(kind fileKind, active []bool) *program {
 	}
 	if len(lits) > 0 {
 		p.ac = newAutomaton(lits)
+		// Every probe requires a literal of its first set: a line with
+		// none of those calls for no probe, and need not be scanned.
+		var first []string
+		for i, pr := range p.probes {
+			if p.full[i] != 0 {
+				first = append(first, pr.lits[0]...)
+			}
+		}
+		p.skip = newSkipper(dedup(first))
 	}
 	return p
 }

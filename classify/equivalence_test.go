@@ -323,3 +323,55 @@ func FuzzEngine(f *testing.F) {
 		}
 	})
 }
+
+// TestEquivalenceUpgrade checks the engine on the realistic upgrade logs
+// the benchmark reads, with the built-in rules (whose literals are long
+// enough for the skipper) and with rules of random regexes made of the
+// logs' own phrases: the engine finds exactly what the naive matcher does.
+func TestEquivalenceUpgrade(t *testing.T) {
+	size, rounds := 1<<20, 3
+	if testing.Short() || raceEnabled {
+		size, rounds = 128<<10, 2
+	}
+	log := upgradeLog(size)
+	phrases := []string{"Readiness probe failed", "context deadline exceeded", "connect: connection refused", "reason/Killing",
+		"ns/openshift-ovn-kubernetes", "Client.Timeout exceeded", "dial tcp ", "reason/ProbeError", "Stopping container",
+		"no route to host", "reason/DisruptionBegan", "clusteroperator/network"}
+	rng := rand.New(rand.NewPCG(15, 16))
+	phrase := func() string { return regexp.QuoteMeta(phrases[rng.IntN(len(phrases))]) }
+	for round := range rounds {
+		rules := benchRules()
+		if round > 0 {
+			var any []string
+			for range 3 {
+				switch rng.IntN(3) {
+				case 0:
+					any = append(any, phrase()+`.*\b`+phrase())
+				case 1:
+					any = append(any, `(?i)`+phrase()+`[^"]*"?`)
+				default:
+					any = append(any, `(?:`+phrase()+`|`+phrase()+`) \(?[0-9]+`)
+				}
+			}
+			rules = append(rules, Rule{ID: "phrases", Title: "phrases", Files: []string{"build-log.txt"},
+				Match: []Matcher{{Lines: &LinesMatcher{Any: any, Not: []string{phrase()}}},
+					{Sequence: &SequenceMatcher{First: phrase(), Then: phrase(), Within: 10 * time.Second, Different: DifferentNode}}}})
+		}
+		e, err := NewEngine(rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := engineResults(t, e, runStart, log), naiveText(e, runStart, log)
+		hits := 0
+		for _, m := range e.matchers {
+			hits += want[m.id].count
+			if got[m.id] != want[m.id] {
+				r := e.compiled[m.rule].rule
+				t.Fatalf("round %d: rule %s match[%d] %+v: engine %+v, naive %+v", round, r.ID, m.id, r.Match, got[m.id], want[m.id])
+			}
+		}
+		if hits == 0 {
+			t.Fatalf("round %d: nothing matched", round)
+		}
+	}
+}

@@ -57,15 +57,19 @@ type Scan struct {
 	wins  map[int]*seqWindow // sequence state by matcher id, per file
 
 	// Reused between blocks.
-	hits   []hit
-	spare  [3][]hit
-	cands  []candLine
-	arena  []int32
-	mask   []uint8  // by probe: the literal sets found on the line, and probeAdded
-	masked []uint64 // by probe: the stamp of the line mask is about
-	stamp  uint64
-	serial uint64 // numbers the lines evaluated
-	probes []int32
+	hits       []hit
+	spare      [3][]hit
+	cands      []candLine
+	arena      []int32
+	mask       []uint8  // by probe: the literal sets found on the line, and probeAdded
+	masked     []uint64 // by probe: the stamp of the line mask is about
+	stamp      uint64
+	serial     uint64 // numbers the lines evaluated
+	probes     []int32
+	spans      []span
+	spareSpans [3][]span
+	cat        []byte    // candidate lines, together
+	catLines   []catLine // where they came from
 }
 
 // matcherState is the evidence one matcher found in a run so far.
@@ -413,7 +417,11 @@ func (s *Scan) block(f *fileState, blk []byte) {
 	s.mask, s.masked = s.mask[:len(p.probes)], s.masked[:len(p.probes)]
 	s.cands, s.arena = s.cands[:0], s.arena[:0]
 	if p.ac != nil {
-		s.hits = p.ac.scan(blk, s.hits[:0], &s.spare)
+		if p.skip == nil {
+			s.hits = p.ac.scan(blk, s.hits[:0], &s.spare)
+		} else {
+			s.hits = s.candidateHits(p, blk)
+		}
 		lineStart, lineEnd := 0, -1
 		for _, h := range s.hits {
 			last := int(h.end) - 1 // the literal's last byte
@@ -478,6 +486,35 @@ func (s *Scan) block(f *fileState, blk []byte) {
 	}
 }
 
+// candidateHits returns the hits of the automaton in the lines of blk that
+// hold a literal of a probe's first set, which the skipper finds. Those
+// lines are copied together and scanned at once, the automaton's fastest
+// way; the hits are then moved back to the lines' places in blk.
+func (s *Scan) candidateHits(p *program, blk []byte) []hit {
+	s.spans = p.skip.lines(blk, s.spans[:0], &s.spareSpans)
+	s.cat, s.catLines = s.cat[:0], s.catLines[:0]
+	for _, l := range s.spans {
+		s.catLines = append(s.catLines, catLine{cat: len(s.cat), blk: l.start})
+		s.cat = append(s.cat, blk[l.start:l.end]...)
+		s.cat = append(s.cat, '\n')
+	}
+	hits := p.ac.scan(s.cat, s.hits[:0], &s.spare)
+	j := 0
+	for i := range hits {
+		last := int(hits[i].end) - 1
+		for j+1 < len(s.catLines) && s.catLines[j+1].cat <= last {
+			j++
+		}
+		hits[i].end += int32(s.catLines[j].blk - s.catLines[j].cat)
+	}
+	return hits
+}
+
+// catLine is where a candidate line starts in Scan.cat and in the block.
+type catLine struct {
+	cat, blk int
+}
+
 // lineText returns what of a line is matched: at most maxLine bytes, and
 // without the '\r' of a CRLF ending.
 func lineText(line []byte) []byte {
@@ -523,11 +560,15 @@ func (s *Scan) line(f *fileState, raw []byte, start int, probes []int32) {
 			case pass == 0 && (pr.kind == probeAny || pr.kind == probeAll):
 				s.linesProbe(f, pr, line, start)
 			case pass == 0 && pr.kind == probeThen:
-				if timedLine() && pr.re.MatchString(timed.Text) {
+				// A "then" with no "first" waiting pairs with nothing.
+				if w := s.wins[pr.matcher.id]; w == nil || w.head == len(w.firsts) {
+					continue
+				}
+				if timedLine() && matches(pr.fast, timed.Text) {
 					s.seqThen(f, pr.matcher, &timed, line, start)
 				}
 			case pass == 1 && pr.kind == probeFirst:
-				if timedLine() && pr.re.MatchString(timed.Text) {
+				if timedLine() && matches(pr.fast, timed.Text) {
 					s.seqFirst(f, pr.matcher, &timed, line, start)
 				}
 			}
@@ -543,17 +584,17 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 	if st.decided == s.serial {
 		return
 	}
-	if pr.kind == probeAny && !pr.matchAny(line, m.lines.cidr) {
+	if pr.kind == probeAny && !s.matchAny(pr, line, m.lines.cidr) {
 		return
 	}
 	st.decided = s.serial
-	for _, re := range m.lines.all {
-		if !re.Match(line) {
+	for _, re := range m.all {
+		if !matches(re, line) {
 			return
 		}
 	}
-	for _, re := range m.lines.not {
-		if re.Match(line) {
+	for _, re := range m.not {
+		if matches(re, line) {
 			return
 		}
 	}
@@ -573,11 +614,34 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 
 // matchAny reports whether an "any" regex matches line, with its "ip"
 // group inside one of cidr when that is set.
-func (pr *probe) matchAny(line []byte, cidr []netip.Prefix) bool {
+func (s *Scan) matchAny(pr *probe, line []byte, cidr []netip.Prefix) bool {
 	if len(cidr) == 0 || pr.ipGroup < 0 {
-		return pr.re.Match(line)
+		return matches(pr.fast, line)
 	}
-	for _, loc := range pr.re.FindAllSubmatchIndex(line, -1) {
+	if pr.cidr != nil {
+		c := pr.cidr.get()
+		m, ok := dfaMatchText(c, line)
+		pr.cidr.put(c)
+		if ok && !m {
+			return false
+		}
+	}
+	return inCIDR(pr, line, cidr)
+}
+
+// inCIDR reports whether a match of pr's regex on line captures an
+// address inside cidr in its "ip" group.
+func inCIDR(pr *probe, line []byte, cidr []netip.Prefix) bool {
+	// Most often the first match decides; the others are found only when
+	// it does not.
+	first := pr.re.FindSubmatchIndex(line)
+	if first == nil {
+		return false
+	}
+	if a, b := first[2*pr.ipGroup], first[2*pr.ipGroup+1]; a >= 0 && inPrefixes(line[a:b], cidr) {
+		return true
+	}
+	for _, loc := range pr.re.FindAllSubmatchIndex(line, -1)[1:] {
 		a, b := loc[2*pr.ipGroup], loc[2*pr.ipGroup+1]
 		if a >= 0 && inPrefixes(line[a:b], cidr) {
 			return true

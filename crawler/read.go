@@ -93,7 +93,7 @@ func (r *reader) decode(obj Entry, rc io.ReadCloser) (*object, error) {
 			rc.Close()
 			return nil, fmt.Errorf("read %s: gzip: %w", name, err)
 		}
-		content = &gzipErrReader{zr: zr, name: name}
+		content = &gzipErrReader{zr: zr}
 	}
 	return &object{cr: &countingReader{r: content, total: &r.total}, close: rc.Close}, nil
 }
@@ -148,16 +148,16 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// gzipErrReader names the object in decompression errors.
+// gzipErrReader says that a decompression error is one. The reader of the
+// stream names the object, once.
 type gzipErrReader struct {
-	zr   *gzip.Reader
-	name string
+	zr *gzip.Reader
 }
 
 func (g *gzipErrReader) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
 	if err != nil && err != io.EOF {
-		err = fmt.Errorf("read %s: gzip: %w", g.name, err)
+		err = fmt.Errorf("gzip: %w", err)
 	}
 	return n, err
 }

@@ -23,11 +23,14 @@ type Assessment struct {
 	// Counted says which runs the numbers are of.
 	Counted string `json:"counted"`
 	// Summary is the answer in one sentence.
-	Summary    string     `json:"summary"`
-	Impacted   Impacted   `json:"who_is_impacted"`
-	Impact     Impact     `json:"what_is_the_impact"`
-	Regression Regression `json:"is_it_a_regression"`
-	Flake      Flake      `json:"does_it_look_like_a_flake"`
+	Summary     string      `json:"summary"`
+	Impacted    Impacted    `json:"who_is_impacted"`
+	Impact      Impact      `json:"what_is_the_impact"`
+	Remediation Remediation `json:"how_involved_is_remediation"`
+	Regression  Regression  `json:"is_it_a_regression"`
+	Flake       Flake       `json:"does_it_look_like_a_flake"`
+	// blocked are the drafts of FormatBlockedEdges.
+	blocked []BlockedEdge
 }
 
 // Impacted answers "who is impacted": the edges and variants showing the
@@ -40,7 +43,18 @@ type Impacted struct {
 	// Block are the edges where it is a regression: the edges to block if
 	// the bug is a blocker.
 	Block []string `json:"edges_to_block"`
-	Text  string   `json:"answer"`
+	// FirstSeen and LastSeen are the start dates of the first and the last
+	// run that showed it; Jobs the jobs of those runs.
+	FirstSeen string   `json:"first_seen,omitempty"`
+	LastSeen  string   `json:"last_seen,omitempty"`
+	Jobs      []string `json:"jobs"`
+	// FirstPayload is the to_version of the first run that showed it on a
+	// regressed edge (of the first run at all when none regressed).
+	FirstPayload string `json:"first_payload,omitempty"`
+	// Untested are the edges a comparison needed that have no runs: not
+	// known to be unaffected.
+	Untested []string `json:"untested_edges"`
+	Text     string   `json:"answer"`
 }
 
 // Share is how many of a scope key's finished runs show the symptom.
@@ -70,17 +84,21 @@ type Share struct {
 // Impact answers "what is the impact": how many runs showed the symptom,
 // how many of them failed, and examples to open.
 type Impact struct {
-	FinishedRuns    int       `json:"finished_runs"`
-	RunsWith        int       `json:"runs_with"`
-	FailedWith      int       `json:"failed_with"`
-	PassedWith      int       `json:"passed_with"`
-	FailedRuns      int       `json:"failed_runs"`
-	ShareOfFailures *float64  `json:"share_of_failures"`
-	RateLow         *float64  `json:"rate_low"`
-	RateHigh        *float64  `json:"rate_high"`
-	LeftOut         int       `json:"left_out"`
-	Text            string    `json:"answer"`
-	Examples        []Example `json:"examples"`
+	FinishedRuns    int      `json:"finished_runs"`
+	RunsWith        int      `json:"runs_with"`
+	FailedWith      int      `json:"failed_with"`
+	PassedWith      int      `json:"passed_with"`
+	FailedRuns      int      `json:"failed_runs"`
+	ShareOfFailures *float64 `json:"share_of_failures"`
+	RateLow         *float64 `json:"rate_low"`
+	RateHigh        *float64 `json:"rate_high"`
+	LeftOut         int      `json:"left_out"`
+	Text            string   `json:"answer"`
+	// Disruption is what the backends saw in the runs showing it.
+	Disruption []BackendImpact `json:"disruption"`
+	// FailedTests are the tests that failed in the runs showing it.
+	FailedTests []TestShare `json:"failed_tests"`
+	Examples    []Example   `json:"examples"`
 }
 
 // Example is a run that shows the symptom, with its first evidence.
@@ -108,6 +126,9 @@ type Regression struct {
 	Variants []Finding `json:"variants"` // the regressions and new ones
 	// Unseen are the edges where no run shows it, nor one release earlier.
 	Unseen []string `json:"not_seen_on"`
+	// Tracked says how the regressions table holds it: open since when,
+	// reopened, closed.
+	Tracked []string `json:"tracked"`
 }
 
 // Finding is one comparison of a sample with its basis, in words.
@@ -205,10 +226,34 @@ func Assess(in AssessInput) Assessment {
 
 	a.Counted = counted(in)
 	a.Impacted = impacted(in.Rates, minRuns, block, variants)
+	w := who(in.Extras, in.Verdicts, regressed)
+	a.Impacted.FirstSeen, a.Impacted.LastSeen, a.Impacted.Jobs = w.FirstSeen, w.LastSeen, w.Jobs
+	a.Impacted.FirstPayload, a.Impacted.Untested = w.FirstPayload, w.Untested
+	if a.Impacted.Jobs == nil {
+		a.Impacted.Jobs = []string{}
+	}
+	if a.Impacted.Untested == nil {
+		a.Impacted.Untested = []string{}
+	}
 	a.Impact = impact(in, regressed)
+	a.Impact.Disruption = backendImpacts(in.Extras, block)
+	if a.Impact.Disruption == nil {
+		a.Impact.Disruption = []BackendImpact{}
+	}
+	a.Impact.FailedTests = []TestShare{}
+	for _, t := range in.Extras.FailedTests {
+		a.Impact.FailedTests = append(a.Impact.FailedTests, TestShare{Name: t.Name, Runs: t.Runs,
+			Text: fmt.Sprintf("%s: failed in %d of the %d runs", t.Name, t.Runs, a.Impact.RunsWith)})
+	}
+	a.Remediation = remediation(in.Extras)
 	a.Regression = regression(edges, variants)
+	a.Regression.Tracked = lifecycleWords(in.Extras.Regressions)
+	if a.Regression.Tracked == nil {
+		a.Regression.Tracked = []string{}
+	}
 	a.Flake = flake(in, edges, jobWindows)
 	a.Summary = summary(a, edges)
+	a.blocked = blockedEdges(in, a)
 	return a
 }
 

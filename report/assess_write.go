@@ -11,7 +11,7 @@ import (
 )
 
 // The formats of an assessment: FormatTable is plain text.
-var AssessFormats = []string{FormatTable, FormatJSON, FormatMarkdown}
+var AssessFormats = []string{FormatTable, FormatJSON, FormatMarkdown, FormatBlockedEdges}
 
 // WriteAssessment renders a in format: plain text for a terminal
 // (FormatTable), Markdown to paste into a bug, or JSON.
@@ -21,6 +21,8 @@ func WriteAssessment(w io.Writer, a Assessment, format string) error {
 		return writeAssessText(w, a)
 	case FormatMarkdown:
 		return writeAssessMarkdown(w, a)
+	case FormatBlockedEdges:
+		return writeBlockedEdges(w, a)
 	case FormatJSON:
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
@@ -119,12 +121,27 @@ func writeAssessText(w io.Writer, a Assessment) error {
 		p("%s\n", para("Not seen on: "+joinShares(a.Impacted.NotSeen)+"."))
 	}
 	p("%s\n", para(a.Impacted.Text))
+	for _, line := range whoLines(a.Impacted) {
+		p("%s\n", item(line))
+	}
 
 	p("\n2. What is the impact?\n")
 	if a.Description != "" {
 		p("%s\n", para(a.Description))
 	}
 	p("%s\n", para(a.Impact.Text))
+	if len(a.Impact.Disruption) > 0 {
+		p("   Disruption (seconds a backend was unreachable, per run):\n")
+		for _, d := range a.Impact.Disruption {
+			p("%s\n", item(d.Text))
+		}
+	}
+	if len(a.Impact.FailedTests) > 0 {
+		p("   Tests that failed with it:\n")
+		for _, t := range a.Impact.FailedTests {
+			p("%s\n", item(t.Text))
+		}
+	}
 	if len(a.Impact.Examples) > 0 {
 		p("   Runs to open (failed runs on a regressed edge first):\n")
 		for _, e := range a.Impact.Examples {
@@ -136,7 +153,17 @@ func writeAssessText(w io.Writer, a Assessment) error {
 		}
 	}
 
-	p("\n3. Is it a regression?\n")
+	p("\n3. How involved is remediation?\n")
+	p("%s\n", para(a.Remediation.Text))
+	if len(a.Remediation.Runs) > 0 {
+		p("   Runs that did not recover:\n")
+		for _, e := range a.Remediation.Runs {
+			p("   - %s, %s, %s: %s\n", e.Result, e.Started[:10], dashIfEmpty(e.Edge), e.URL)
+			p("       %s\n", e.Excerpt)
+		}
+	}
+
+	p("\n4. Is this a regression?\n")
 	p("%s\n", para(a.Regression.Text))
 	for _, f := range a.Regression.Edges {
 		p("%s\n", item(f.Text))
@@ -150,9 +177,10 @@ func writeAssessText(w io.Writer, a Assessment) error {
 	if len(a.Regression.Unseen) > 0 {
 		p("%s\n", para("Not seen on "+strings.Join(a.Regression.Unseen, ", ")+", nor one release earlier."))
 	}
-
-	p("\n4. Does it look like a flake?\n")
-	p("%s\n", para(a.Flake.Text))
+	for _, t := range a.Regression.Tracked {
+		p("%s\n", item(t))
+	}
+	p("%s\n", para("Or a one-time flake? "+a.Flake.Text))
 	for _, e := range a.Flake.Edges {
 		p("%s\n", item(e.Text))
 	}
@@ -244,12 +272,30 @@ func writeAssessMarkdown(w io.Writer, a Assessment) error {
 		p("Not seen on: %s.\n\n", mdText(joinShares(a.Impacted.NotSeen)))
 	}
 	p("%s\n", mdText(a.Impacted.Text))
+	if lines := whoLines(a.Impacted); len(lines) > 0 {
+		p("\n")
+		for _, line := range lines {
+			p("- %s\n", mdText(line))
+		}
+	}
 
 	p("\n#### What is the impact?\n\n")
 	if a.Description != "" {
 		p("%s\n\n", mdText(a.Description))
 	}
 	p("%s\n", mdText(a.Impact.Text))
+	if len(a.Impact.Disruption) > 0 {
+		p("\nDisruption (seconds a backend was unreachable, per run):\n\n")
+		for _, d := range a.Impact.Disruption {
+			p("- %s\n", mdText(d.Text))
+		}
+	}
+	if len(a.Impact.FailedTests) > 0 {
+		p("\nTests that failed with it:\n\n")
+		for _, t := range a.Impact.FailedTests {
+			p("- %s\n", mdText(t.Text))
+		}
+	}
 	if len(a.Impact.Examples) > 0 {
 		p("\nRuns to open (failed runs on a regressed edge first):\n\n")
 		for _, e := range a.Impact.Examples {
@@ -262,7 +308,16 @@ func writeAssessMarkdown(w io.Writer, a Assessment) error {
 		}
 	}
 
-	p("\n#### Is it a regression?\n\n")
+	p("\n#### How involved is remediation?\n\n")
+	p("%s\n", mdText(a.Remediation.Text))
+	if len(a.Remediation.Runs) > 0 {
+		p("\nRuns that did not recover:\n\n")
+		for _, e := range a.Remediation.Runs {
+			p("- [%s #%d](%s): %s, %s, %s: %s\n", mdText(e.Job), e.BuildID, e.URL, e.Result, e.Started[:10], mdText(dashIfEmpty(e.Edge)), mdText(e.Excerpt))
+		}
+	}
+
+	p("\n#### Is this a regression?\n\n")
 	p("%s\n\n", mdText(a.Regression.Text))
 	for _, f := range a.Regression.Edges {
 		p("- %s\n", mdText(f.Text))
@@ -276,9 +331,13 @@ func writeAssessMarkdown(w io.Writer, a Assessment) error {
 	if len(a.Regression.Unseen) > 0 {
 		p("\nNot seen on %s, nor one release earlier.\n", mdText(strings.Join(a.Regression.Unseen, ", ")))
 	}
-
-	p("\n#### Does it look like a flake?\n\n")
-	p("%s\n", mdText(a.Flake.Text))
+	if len(a.Regression.Tracked) > 0 {
+		p("\n")
+		for _, t := range a.Regression.Tracked {
+			p("- %s\n", mdText(t))
+		}
+	}
+	p("\n**Or a one-time flake?** %s\n", mdText(a.Flake.Text))
 	if len(a.Flake.Edges) > 0 {
 		p("\n")
 		for _, e := range a.Flake.Edges {
@@ -304,4 +363,20 @@ func writeAssessMarkdown(w io.Writer, a Assessment) error {
 func lowerFirst(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// whoLines are the dates, jobs, first payload and untested edges of "who
+// is impacted", one line each.
+func whoLines(im Impacted) []string {
+	var out []string
+	if im.FirstSeen != "" {
+		out = append(out, fmt.Sprintf("Seen from %s to %s, in %d job(s): %s.", im.FirstSeen, im.LastSeen, len(im.Jobs), strings.Join(im.Jobs, ", ")))
+	}
+	if im.FirstPayload != "" {
+		out = append(out, "First payload that showed it: "+im.FirstPayload+".")
+	}
+	if len(im.Untested) > 0 {
+		out = append(out, "Untested (no runs, so not known to be unaffected): "+strings.Join(im.Untested, ", ")+".")
+	}
+	return out
 }

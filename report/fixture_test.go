@@ -119,11 +119,36 @@ func (f *fixture) run(j db.Job, result string, start time.Time, symptoms ...stri
 	}}
 	if result != "pending" {
 		rec.Run.FinishedAt = start.Add(2 * time.Hour)
+		rec.Run.UpgradeState = "Completed"
+		// From a z-stream of the from-release to a nightly of the release.
+		rec.Run.FromVersion = fmt.Sprintf("%s.%d", j.FromRelease, f.build%9)
+		rec.Run.ToVersion = fmt.Sprintf("%s.0-0.nightly-%s", j.Release, start.Format("2006-01-02-150405"))
 	}
+	podNetwork := false
 	for _, s := range symptoms {
 		e := evidence[s]
+		// Each symptom lasts 30 s to 3.5 min, from the build id.
+		at := start.Add(time.Hour)
 		rec.Symptoms = append(rec.Symptoms, db.RunSymptom{SymptomID: s, Hits: 3, File: path + "/" + e.file,
-			Line: e.line, Excerpt: e.excerpt, At: start.Add(time.Hour)})
+			Line: e.line, Excerpt: e.excerpt, At: at, LastAt: at.Add(time.Duration(f.build%7+1) * 30 * time.Second)})
+		podNetwork = podNetwork || s == "pod-network-cross-node"
+		if s == "upgrade-incomplete" {
+			rec.Run.UpgradeState = "Partial"
+		}
+	}
+	// Every finished run records the API's and the pod network's
+	// disruption, in two files; more of it with pod-network-cross-node.
+	if result != "pending" && result != "aborted" {
+		api, pods := float64(f.build%3), 0.0
+		if podNetwork {
+			api, pods = float64(10+f.build%5*3), float64(4+f.build%4)
+		}
+		file := path + "/artifacts/e2e/openshift-e2e-test/artifacts/junit/backend-disruption_"
+		rec.Disruptions = []db.RunDisruption{
+			{File: file + "1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: api, Source: db.DisruptionFromFile},
+			{File: file + "2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 0, Source: db.DisruptionFromFile},
+			{File: file + "1.json", Backend: "pod-to-pod-new-connections", BackendName: "pod-to-pod", Connection: "new", Seconds: pods, Source: db.DisruptionFromFile},
+		}
 	}
 	f.recs = append(f.recs, rec)
 }
@@ -204,6 +229,7 @@ func openFixture(t testing.TB) *db.DB {
 	}
 	opts := analyze.DefaultOptions()
 	opts.Now = fixtureNow
+	opts.AnalysedAt = fixtureNow
 	if _, err := analyze.Run(t.Context(), d, opts); err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,8 @@ type pageData struct {
 	Colors   struct{ Sample, Basis string }
 	// VerdictCSS colours the verdicts' text and pills.
 	VerdictCSS template.CSS
+	Disruption []DisruptionChart
+	Open       []OpenRegression
 }
 
 // verdictCSS is the style of every verdict: text in its colour (svg text
@@ -93,6 +95,7 @@ func WriteHTML(w io.Writer, d Data) error {
 	}
 	p.Colors.Sample, p.Colors.Basis = colorSample, colorBasis
 	p.VerdictCSS = verdictCSS()
+	p.Disruption, p.Open = d.Disruption, d.Open
 	if d.Query.Symptom != "" {
 		p.Filters = append(p.Filters, "symptom "+d.Query.Symptom)
 	}

@@ -65,6 +65,10 @@ type Data struct {
 	Weekly map[string][]db.WeeklyRate
 	// Window is the time comparison's windows, "S against B".
 	Window string
+	// Disruption and Open are, with Query.Trend, each compared edge's
+	// disruption run by run and the open regressions (disruption_chart.go).
+	Disruption []DisruptionChart
+	Open       []OpenRegression
 }
 
 // compute is the analysis of the runs q bounds: the one source of every
@@ -115,6 +119,9 @@ func Load(ctx context.Context, store *db.DB, q Query) (Data, error) {
 		if q.Symptom == "" || id == q.Symptom {
 			d.Weekly[id] = w
 		}
+	}
+	if d.Disruption, d.Open, err = loadHTMLExtras(ctx, store, q); err != nil {
+		return d, fmt.Errorf("report: %w", err)
 	}
 	return d, nil
 }
@@ -186,6 +193,9 @@ type AssessInput struct {
 	Job          string
 	// Window is the time comparison's windows, "S against B".
 	Window string
+	// Extras are the runs' own numbers: their timelines, disruption,
+	// failed tests and versions (assess_numbers.go).
+	Extras AssessExtras
 }
 
 // evidenceRead is how many of a symptom's newest runs an assessment reads
@@ -244,5 +254,8 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 	// Presubmits count only in their own scope, never in the impact on
 	// releases, so their runs are no examples of it.
 	in.Evidence = slices.DeleteFunc(ev, func(e db.Evidence) bool { return e.Type == db.TypePresubmit })
+	if in.Extras, err = loadAssessExtras(ctx, store, q); err != nil {
+		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
+	}
 	return in, nil
 }

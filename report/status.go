@@ -83,9 +83,10 @@ func WriteStatus(w io.Writer, s Status) error {
 	if s.RunsAsked > 0 {
 		fmt.Fprintf(w, "\nRuns with symptoms (newest %d):\n", s.RunsAsked)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "STARTED\tJOB\tBUILD\tRESULT\tSYMPTOMS")
+		// The Prow link names the job and the build.
+		fmt.Fprintln(tw, "STARTED\tRESULT\tSYMPTOMS\tRUN")
 		for _, r := range s.Runs {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.Job, r.BuildID, r.Result, strings.Join(r.Symptoms, ", "))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.Result, strings.Join(r.Symptoms, ", "), r.URL)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

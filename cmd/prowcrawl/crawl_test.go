@@ -43,10 +43,13 @@ func TestCrawlCommand(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if err := run(t.Context(), []string{"status", "--db", dbPath}, &stdout, &stderr); err != nil {
+	if err := run(t.Context(), []string{"status", "--db", dbPath, "--runs", "5"}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"4.13->4.14 minor", "release-openshift-origin-installer-e2e-aws-upgrade", "last crawl of test-platform-results-public: ok"} {
+	// A directory mirrors the public bucket unless told otherwise: its
+	// runs link to that bucket's Prow pages.
+	for _, want := range []string{"4.13->4.14 minor", "release-openshift-origin-installer-e2e-aws-upgrade", "last crawl of test-platform-results-public: ok",
+		"  https://prow.ci.openshift.org/view/gs/test-platform-results-public/logs/periodic-ci-openshift-release-master-"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("status output lacks %q:\n%s", want, stdout.String())
 		}

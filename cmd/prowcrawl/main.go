@@ -63,9 +63,11 @@ Usage:
   prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
   prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--min-runs N] [--now T]
   prowcrawl report    [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--out FILE]
-  prowcrawl report    --assess SYMPTOM [--format table|json|markdown] [--since T] [--until T]
+  prowcrawl report    --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--since T] [--until T]
+  prowcrawl report    --changes [--since T] [--format table|markdown|json]
   prowcrawl classify  [--rules FILE] [--format table|json] PATH...
   prowcrawl rules     [--rules FILE | --check FILE]
+  prowcrawl suggest   [--top N] [--since T] [--until T] [--job REGEX] [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]
   prowcrawl merge     OUT.db IN.db...
   prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
   prowcrawl status    [--db PATH] [--runs N]
@@ -97,6 +99,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runExport(ctx, rest, stdout, stderr)
 	case "status":
 		return runStatus(ctx, rest, stdout, stderr)
+	case "suggest":
+		return runSuggest(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "prowcrawl %s\n", version)
 		return nil

@@ -31,6 +31,7 @@ type reportOptions struct {
 	Until   string
 	Out     string
 	Assess  string
+	Changes bool
 }
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -46,16 +47,25 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&o.Until, "until", o.Until, "count only runs started before T (same forms as --since)")
 	fs.StringVar(&o.Out, "out", o.Out, "write to FILE instead of standard output")
 	fs.StringVar(&o.Assess, "assess", o.Assess, "answer the UpgradeBlocker questions for this symptom id")
+	fs.BoolVar(&o.Changes, "changes", o.Changes, "list the regressions opened, closed and still open since the previous analysis (or --since T)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: prowcrawl report [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--out FILE]\n"+
-			"       prowcrawl report --assess SYMPTOM [--format table|json|markdown] [--job REGEX] [--since T] [--until T] [--out FILE]\n\n"+
+			"       prowcrawl report --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--job REGEX] [--since T] [--until T] [--out FILE]\n"+
+			"       prowcrawl report --changes [--since T] [--format table|markdown|json] [--out FILE]\n\n"+
 			"Shows each symptom's rate and verdict (regressions first), or with --assess, whether one symptom blocks an upgrade.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	q, err := o.query(time.Now())
+	var q report.Query
+	var since time.Time
+	var err error
+	if o.Changes {
+		since, err = o.changesQuery(time.Now())
+	} else {
+		q, err = o.query(time.Now())
+	}
 	if err != nil {
 		return err
 	}
@@ -71,6 +81,13 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer store.Close()
 
 	render := func(w io.Writer, color bool) error {
+		if o.Changes {
+			c, err := store.RegressionChanges(ctx, since)
+			if err != nil {
+				return err
+			}
+			return report.WriteChanges(w, c, o.Format, time.Now())
+		}
 		if o.Assess != "" {
 			in, err := report.LoadAssessment(ctx, store, q, analyze.DefaultOptions().MinRuns)
 			if err != nil {
@@ -134,6 +151,21 @@ func (o reportOptions) query(now time.Time) (report.Query, error) {
 		return q, usagef("--until %s is not after --since %s", o.Until, o.Since)
 	}
 	return q, nil
+}
+
+// changesQuery validates the options of report --changes.
+func (o reportOptions) changesQuery(now time.Time) (time.Time, error) {
+	if o.Assess != "" || o.Symptom != "" || o.Job != "" {
+		return time.Time{}, usagef("--changes takes no --assess, --symptom or --job")
+	}
+	if !slices.Contains(report.ChangesFormats, o.Format) {
+		return time.Time{}, usagef("--format with --changes %q: want %s", o.Format, strings.Join(report.ChangesFormats, ", "))
+	}
+	since, err := parseTime(o.Since, now)
+	if err != nil {
+		return time.Time{}, usagef("--since: %v", err)
+	}
+	return since, nil
 }
 
 // loadError makes a symptom or job the database does not know a usage error.

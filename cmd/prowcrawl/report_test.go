@@ -94,7 +94,7 @@ func TestReportAssess(t *testing.T) {
 	dbPath := demoDB(t)
 	out := runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node")
 	for _, want := range []string{
-		"1. Who is impacted?", "2. What is the impact?", "3. Is it a regression?", "4. Does it look like a flake?",
+		"1. Who is impacted?", "2. What is the impact?", "3. How involved is remediation?", "4. Is this a regression?",
 		"4.13->4.14 minor aws ovn amd64 ha: 43% of finished runs (6/14, 95% CI 21-67%",
 		"- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25; 1\n     left out) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%,\n     2026-10-20..2026-11-26), p = 0.008",
 		"https://prow.ci.openshift.org/view/gs/",
@@ -105,7 +105,7 @@ func TestReportAssess(t *testing.T) {
 		}
 	}
 	md := runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--format", "markdown")
-	if !strings.Contains(md, "#### Is it a regression?") || !strings.Contains(md, "- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25; 1 left out) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%, 2026-10-20..2026-11-26), p = 0.008") {
+	if !strings.Contains(md, "#### Is this a regression?") || !strings.Contains(md, "- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25; 1 left out) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%, 2026-10-20..2026-11-26), p = 0.008") {
 		t.Errorf("markdown assessment:\n%s", md)
 	}
 	var a struct {

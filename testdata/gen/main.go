@@ -5,6 +5,11 @@
 //
 //	go run ./testdata/gen -out testdata/bucket
 //
+// With -days N it writes the same bucket grown by N days of runs (see
+// addDays), to crawl after the first and see what changed:
+//
+//	go run ./testdata/gen -out /tmp/grown -days 14
+//
 // It deletes and rewrites the output directory and writes the same bytes on
 // every run: each run draws from its own fixed-seed RNG and no wall clock is
 // read. To change the bucket, change the plans in jobs.go and regenerate; do not
@@ -99,20 +104,23 @@ import (
 
 func main() {
 	out := flag.String("out", "testdata/bucket", "bucket directory to delete and rewrite")
+	days := flag.Int("days", 0, "add this many days of runs after the bucket's last day (see addDays), for a second crawl that finds changes")
 	flag.Parse()
-	if err := generate(*out); err != nil {
+	if err := generate(*out, *days); err != nil {
 		fmt.Fprintf(os.Stderr, "gen: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func generate(out string) error {
+func generate(out string, days int) error {
 	if err := clearDir(out); err != nil {
 		return err
 	}
 	b := &bucket{root: out}
 	var runs []manifestRun
-	for _, j := range allJobs() {
+	jobs := allJobs()
+	addDays(jobs, days)
+	for _, j := range jobs {
 		runs = append(runs, writeJob(b, j)...)
 	}
 	writeManifest(b, runs)

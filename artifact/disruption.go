@@ -1,0 +1,157 @@
+package artifact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/prow"
+)
+
+// maxDisruptionFile bounds a backend-disruption file, which is parsed
+// whole; real ones are a few KiB.
+const maxDisruptionFile = 16 << 20
+
+// disruptionSources are the files a run's disruption is read from: its
+// backend-disruption_*.json files, or, when it has none, the events files
+// of one family (prow.DisruptionEventFiles), whose disruption intervals
+// are summed. source says which.
+func disruptionSources(files []File, loose bool) (srcs []File, source string) {
+	var names []string
+	for _, f := range files {
+		name := f.Name()
+		if !loose && !strings.HasPrefix(name, "artifacts/") {
+			continue
+		}
+		if prow.IsBackendDisruptionFile(name) {
+			srcs = append(srcs, f)
+		}
+		names = append(names, name)
+	}
+	if len(srcs) > 0 {
+		return srcs, db.DisruptionFromFile
+	}
+	want := map[string]bool{}
+	for _, n := range prow.DisruptionEventFiles(names) {
+		want[n] = true
+	}
+	for _, f := range files {
+		if want[f.Name()] {
+			srcs = append(srcs, f)
+		}
+	}
+	return srcs, db.DisruptionFromEvents
+}
+
+// parseDisruption reads the disruption rows of one file from in.
+func (r *reading) parseDisruption(f File, source string, in io.Reader) ([]db.RunDisruption, error) {
+	var list []prow.Disruption
+	switch source {
+	case db.DisruptionFromFile:
+		b, err := io.ReadAll(io.LimitReader(in, maxDisruptionFile+1))
+		if err != nil {
+			return nil, readErr{err}
+		}
+		if len(b) > maxDisruptionFile {
+			return nil, fmt.Errorf("%w (%d bytes)", ErrTooLarge, maxDisruptionFile)
+		}
+		if list, err = prow.ParseDisruption(b); err != nil {
+			return nil, err
+		}
+	default:
+		var di prow.DisruptionIntervals
+		err := prow.ParseEvents(in, func(ev prow.Event) error {
+			di.Add(ev)
+			return nil
+		})
+		// The intervals read before a problem are real: keep them.
+		list = di.Disruptions()
+		if err != nil {
+			return rows(r.run.Dir+f.Name(), source, list), err
+		}
+	}
+	return rows(r.run.Dir+f.Name(), source, list), nil
+}
+
+// rows are a file's entries as rows of run_disruptions.
+func rows(file, source string, list []prow.Disruption) []db.RunDisruption {
+	out := make([]db.RunDisruption, 0, len(list))
+	for _, d := range list {
+		secs := d.Duration.Seconds()
+		if d.NoDuration {
+			secs = math.NaN()
+		}
+		out = append(out, db.RunDisruption{File: file, Backend: d.Name, BackendName: d.BackendName(),
+			Connection: d.ConnectionKind(), Seconds: secs, Source: source})
+	}
+	return out
+}
+
+// recordDisruption keeps what parseDisruption found, and records its
+// problem, if any.
+func (r *reading) recordDisruption(f File, got []db.RunDisruption, err error) {
+	r.res.Disruptions = append(r.res.Disruptions, got...)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrTooLarge):
+		r.fail(f.Name(), "size", fmt.Errorf("read %s%s: %w", r.run.Dir, f.Name(), err))
+	case isReadErr(err):
+		r.fail(f.Name(), "read", fmt.Errorf("read %s%s: %w", r.run.Dir, f.Name(), err))
+	default:
+		r.fail(f.Name(), "parse", fmt.Errorf("disruption %s%s: %w", r.run.Dir, f.Name(), err))
+	}
+}
+
+// teeDisruption returns a reader of in whose bytes the disruption of f is
+// parsed from as well, and finish, which gives the parser what the reader's
+// consumer left and records what it found: a file a rule reads is
+// downloaded once for both.
+func (r *reading) teeDisruption(f File, source string, in io.Reader) (io.Reader, func()) {
+	pr, pw := io.Pipe()
+	var wg conc.WaitGroup
+	var got []db.RunDisruption
+	var perr error
+	wg.Go(func() {
+		got, perr = r.parseDisruption(f, source, pr)
+		_, _ = io.Copy(io.Discard, pr) // a parser that stopped early takes no more
+		pr.Close()
+	})
+	sink := &teeSink{w: pw, left: math.MaxInt64}
+	tee := io.TeeReader(in, sink)
+	return tee, func() {
+		_, _ = io.Copy(io.Discard, tee)
+		pw.Close()
+		wg.Wait()
+		r.recordDisruption(f, got, perr)
+	}
+}
+
+// disruptions reads the disruption sources no rule read (the others were
+// parsed while they were scanned).
+func (r *reading) disruptions(ctx context.Context, p plan) {
+	for _, f := range p.disruption {
+		if p.reads[f.Name()] {
+			continue
+		}
+		rc, err := f.Open(ctx)
+		if err != nil {
+			r.fail(f.Name(), "read", err)
+			continue
+		}
+		cr := &capReader{r: rc, left: r.opts.MaxObjectBytes}
+		got, err := r.parseDisruption(f, p.disruptionSource, cr)
+		rc.Close()
+		if cr.err != nil {
+			err = readErr{cr.err}
+		} else if cr.over {
+			err = fmt.Errorf("%w (%d bytes)", ErrTooLarge, r.opts.MaxObjectBytes)
+		}
+		r.recordDisruption(f, got, err)
+	}
+}

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// plantedEdgeJob is the job, on the 4.13->4.14 minor edge, whose failed
+// runs get the planted failure.
+const plantedEdgeJob = "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade"
+
+// The planted failure mode: a router test failing in three wordings, with
+// the parts that differ from run to run (pod and node names, numbers).
+var plantedWordings = []string{
+	`fail [github.com/openshift/origin/test/extended/router/metrics.go:%d]: Unexpected error: router pod router-default-%s-%s on node ip-10-0-%d-%d.us-east-2.compute.internal lost its lease to "ingress-canary" after %ds`,
+	`fail [github.com/openshift/origin/test/extended/router/metrics.go:%d]: Unexpected error: router pod router-default-%s-%s on node ip-10-0-%d-%d.us-east-2.compute.internal lost its lease to the ingress canary after %ds`,
+	`fail [github.com/openshift/origin/test/extended/router/metrics.go:%d]: Unexpected error: router pod router-default-%s-%s on node ip-10-0-%d-%d.ec2.internal lost its lease after %ds`,
+}
+
+// bigBucket copies the sample bucket's periodic upgrade jobs into a new
+// directory, each run three times under build ids one and two above its
+// own (the same creation time), so that an edge has enough failed runs.
+func bigBucket(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(sampleBucket, "logs")
+	jobs, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs {
+		if !strings.Contains(j.Name(), "upgrade") {
+			continue
+		}
+		builds, err := os.ReadDir(filepath.Join(src, j.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range builds {
+			id, err := strconv.ParseInt(b.Name(), 10, 64)
+			if err != nil || !b.IsDir() {
+				continue
+			}
+			for k := range int64(3) {
+				copyTree(t, filepath.Join(src, j.Name(), b.Name()), filepath.Join(dir, "logs", j.Name(), strconv.FormatInt(id+k, 10)))
+			}
+		}
+	}
+	return dir
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// queryIDs returns the build ids a query selects.
+func queryIDs(t *testing.T, dbPath, q string, args ...any) []int64 {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.QueryContext(t.Context(), q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// plant writes a JUnit file with the planted failure into a run.
+func plant(t *testing.T, bucket string, id int64, n int) {
+	t.Helper()
+	msg := fmt.Sprintf(plantedWordings[n%len(plantedWordings)], 40+n%3, "7d9f8c6b5"[:8+n%2], "x2x7k"[:4]+string("bcdfg"[n%5]), 10+n, 100+n*7, 30+n*11)
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	b.WriteString(`<testsuite name="openshift-tests" tests="1" failures="1">` + "\n")
+	fmt.Fprintf(&b, `  <testcase name="[sig-network-edge] router keeps its lease through the upgrade [Suite:openshift/conformance/parallel]" time="12.5">`+"\n")
+	fmt.Fprintf(&b, `    <failure message="%s">%s</failure>`+"\n", xmlText(msg), xmlText(msg))
+	b.WriteString("  </testcase>\n</testsuite>\n")
+	p := filepath.Join(bucket, "logs", plantedEdgeJob, strconv.FormatInt(id, 10), "artifacts", "e2e-aws-ovn-upgrade", "openshift-e2e-test", "artifacts", "junit", "junit_router_planted.xml")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func xmlText(s string) string {
+	return strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&#34;").Replace(s)
+}
+
+// proposalOut is the part of suggest --format json a test reads.
+type proposalOut struct {
+	ID   string `json:"id"`
+	Rule string `json:"rule"`
+	Kind string `json:"kind"`
+	Runs []struct {
+		Job     string `json:"job"`
+		BuildID int64  `json:"build_id"`
+	} `json:"runs"`
+	Failed     int     `json:"failed_runs"`
+	Passed     int     `json:"passed_runs"`
+	FailedRate float64 `json:"failed_rate"`
+	PassedRate float64 `json:"passed_rate"`
+	Generic    bool    `json:"generic"`
+}
+
+func suggestJSON(t *testing.T, args ...string) []proposalOut {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), append([]string{"suggest", "--format", "json", "--top", "0"}, args...), &stdout, &stderr); err != nil {
+		t.Fatalf("suggest: %v %s", err, stderr.String())
+	}
+	var out []proposalOut
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("suggest --format json: %v\n%s", err, stdout.String())
+	}
+	return out
+}
+
+// checkRules writes the yaml proposals to a file and checks it as a user
+// would, with rules --check.
+func checkRules(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), append([]string{"suggest", "--format", "yaml"}, args...), &stdout, &stderr); err != nil {
+		t.Fatalf("suggest --format yaml: %v %s", err, stderr.String())
+	}
+	path := filepath.Join(dir, "proposed.yaml")
+	if err := os.WriteFile(path, stdout.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := run(t.Context(), []string{"rules", "--check", path}, &stdout, &stderr); err != nil {
+		t.Fatalf("rules --check of the proposals: %v %s\n%s", err, stderr.String(), readFile(t, path))
+	}
+	return path
+}
+
+func readFile(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestSuggestPlanted: a failure mode no rule covers, planted in failed runs
+// of one edge in three wordings and in one passed run, beside the sample's
+// own failures: the top proposal covers the planted runs with at least 95 %
+// precision and recall, passes rules --check, and its rule applied to the
+// stored runs finds those same runs. The same database gives the same
+// proposals twice.
+func TestSuggestPlanted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls a bucket three times the sample's")
+	}
+	bucket := bigBucket(t)
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.db")
+	var stdout, stderr bytes.Buffer
+	crawl := func(dbPath string, extra ...string) {
+		t.Helper()
+		cmd := "crawl"
+		if slices.Contains(extra, "--refetch") {
+			cmd = "backfill"
+		}
+		args := append([]string{cmd, "--bucket", bucket, "--db", dbPath, "--since", "2019-01-01"}, extra...)
+		if err := run(t.Context(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("crawl: %v %s", err, stderr.String())
+		}
+	}
+	crawl(first)
+	// Every failed run of the job, most of them explained by a built-in
+	// symptom already, some not.
+	failed := queryIDs(t, first, `SELECT build_id FROM runs WHERE job = ? AND result = 'failure'`, plantedEdgeJob)
+	unexplained := queryIDs(t, first, `SELECT build_id FROM runs r WHERE job = ? AND result = 'failure'
+		AND NOT EXISTS (SELECT 1 FROM run_symptoms s WHERE s.job = r.job AND s.build_id = r.build_id)`, plantedEdgeJob)
+	passed := queryIDs(t, first, `SELECT build_id FROM runs WHERE job = ? AND result = 'success'`, plantedEdgeJob)
+	if len(failed) < 10 || len(unexplained) < 3 || len(passed) == 0 {
+		t.Fatalf("the copied sample has %d failed runs, %d without a symptom, and %d passed runs on %s", len(failed), len(unexplained), len(passed), plantedEdgeJob)
+	}
+	planted := append(slices.Clone(failed), passed[0])
+	for i, id := range planted {
+		plant(t, bucket, id, i)
+	}
+	dbPath := filepath.Join(dir, "prowcrawl.db")
+	crawl(dbPath)
+
+	props := suggestJSON(t, "--db", dbPath)
+	if len(props) == 0 {
+		t.Fatal("no proposals")
+	}
+	top := props[0]
+	var got []int64
+	for _, r := range top.Runs {
+		if r.Job == plantedEdgeJob {
+			got = append(got, r.BuildID)
+		}
+	}
+	tp := 0
+	for _, id := range got {
+		if slices.Contains(planted, id) {
+			tp++
+		}
+	}
+	precision, recall := float64(tp)/float64(len(top.Runs)), float64(tp)/float64(len(planted))
+	if precision < 0.95 || recall < 0.95 {
+		t.Errorf("top proposal %s covers %d runs, %d of the %d planted: precision %.2f, recall %.2f\n%s", top.ID, len(top.Runs), tp, len(planted), precision, recall, top.Rule)
+	}
+	if top.Passed != 1 || top.Failed != len(failed) || top.PassedRate <= 0 || top.FailedRate <= top.PassedRate {
+		t.Errorf("top proposal counts: %d failed (%.2f), %d passed (%.2f); want %d and 1", top.Failed, top.FailedRate, top.Passed, top.PassedRate, len(failed))
+	}
+	if again := suggestJSON(t, "--db", dbPath); !slices.EqualFunc(props, again, func(a, b proposalOut) bool { return a.ID == b.ID && a.Rule == b.Rule }) {
+		t.Error("the same database gave other proposals the second time")
+	}
+
+	// The proposals as a rules file, applied to the stored runs.
+	rules := checkRules(t, dir, "--db", dbPath)
+	crawl(dbPath, "--rules", rules, "--refetch")
+	found := queryIDs(t, dbPath, `SELECT build_id FROM run_symptoms WHERE symptom_id = ?`, top.ID)
+	var want []int64
+	for _, r := range top.Runs {
+		want = append(want, r.BuildID)
+	}
+	slices.Sort(want)
+	if !slices.Equal(found, want) {
+		t.Errorf("the rule %s applied to the stored runs finds %v, the proposal said %v", top.ID, found, want)
+	}
+}
+
+// TestSuggestDisabled: with a built-in symptom turned off by a rules file
+// ({id: ID, disabled: true}), its runs are unexplained, and suggest
+// proposes a rule that recovers most of them.
+func TestSuggestDisabled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls a bucket three times the sample's")
+	}
+	bucket := bigBucket(t)
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "prowcrawl.db")
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"crawl", "--bucket", bucket, "--db", dbPath, "--since", "2019-01-01"}, &stdout, &stderr); err != nil {
+		t.Fatalf("crawl: %v %s", err, stderr.String())
+	}
+	const off = "api-unavailable-during-upgrade"
+	type key struct {
+		job string
+		id  int64
+	}
+	raw, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.QueryContext(t.Context(), `SELECT job, build_id FROM run_symptoms WHERE symptom_id = ?`, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make(map[key]bool)
+	for rows.Next() {
+		var k key
+		if err := rows.Scan(&k.job, &k.id); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = true
+	}
+	rows.Close()
+	if len(want) < 4 {
+		t.Fatalf("%d runs show %s in the copied sample", len(want), off)
+	}
+	offRules := filepath.Join(dir, "off.yaml")
+	os.WriteFile(offRules, []byte("symptoms:\n  - {id: "+off+", disabled: true}\n"), 0o644)
+
+	before := suggestJSON(t, "--db", dbPath)
+	props := suggestJSON(t, "--db", dbPath, "--rules", offRules)
+	best, bestRecall := -1, 0.0
+	for i, p := range props {
+		tp := 0
+		for _, r := range p.Runs {
+			if want[key{r.Job, r.BuildID}] {
+				tp++
+			}
+		}
+		if recall := float64(tp) / float64(len(want)); recall > bestRecall && float64(tp) >= 0.75*float64(len(p.Runs)) {
+			best, bestRecall = i, recall
+		}
+	}
+	if best < 0 || bestRecall < 0.75 {
+		t.Fatalf("with %s off, no proposal recovers 75 %% of its %d runs (best %.2f)", off, len(want), bestRecall)
+	}
+	t.Logf("with %s off, %s recovers %.0f %% of its %d runs", off, props[best].ID, 100*bestRecall, len(want))
+	for _, p := range before {
+		if p.Rule == props[best].Rule {
+			t.Errorf("the proposal that recovers %s was made with the symptom on too: %s", off, p.ID)
+		}
+	}
+	checkRules(t, dir, "--db", dbPath, "--rules", offRules)
+}

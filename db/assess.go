@@ -1,0 +1,175 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// SymptomRun is a finished run that shows a symptom, with what the
+// assessment of the symptom asks of it: where it ran, what it upgraded,
+// how it ended, and when the symptom's evidence began and ended.
+type SymptomRun struct {
+	Job                           string
+	BuildID                       int64
+	URL, Result                   string
+	StartedAt, FinishedAt         time.Time
+	Edge                          string // empty when the run's release is unknown
+	Release, FromRelease, Upgrade string
+	FromVersion, ToVersion        string
+	UpgradeState                  string // Completed, Partial or empty
+	Platform, Network, Arch       string // the job's
+	At, LastAt                    time.Time
+}
+
+// SymptomRuns reads the finished runs that show symptom and started at or
+// after since (zero: all), oldest first.
+func (d *DB) SymptomRuns(ctx context.Context, symptom string, since time.Time) ([]SymptomRun, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT r.job, r.build_id, r.url, r.result, r.started_at, r.finished_at,
+	coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
+	coalesce(r.from_version, ''), coalesce(r.to_version, ''), coalesce(r.upgrade_state, ''),
+	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), rs.at, rs.last_at
+FROM run_symptoms rs
+JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+JOIN jobs j ON j.name = r.job
+WHERE rs.symptom_id = ? AND `+countedRun+` AND coalesce(r.started_at, '') >= ?
+ORDER BY r.started_at, r.job, r.build_id`, symptom, formatTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
+	}
+	defer rows.Close()
+	var out []SymptomRun
+	for rows.Next() {
+		var r SymptomRun
+		var started, finished, at, last sql.NullString
+		if err := rows.Scan(&r.Job, &r.BuildID, &r.URL, &r.Result, &started, &finished, &r.Edge, &r.Release, &r.FromRelease,
+			&r.Upgrade, &r.FromVersion, &r.ToVersion, &r.UpgradeState, &r.Platform, &r.Network, &r.Arch, &at, &last); err != nil {
+			return nil, fmt.Errorf("runs of %s: %w", symptom, err)
+		}
+		for _, f := range []struct {
+			dst *time.Time
+			src sql.NullString
+		}{{&r.StartedAt, started}, {&r.FinishedAt, finished}, {&r.At, at}, {&r.LastAt, last}} {
+			if *f.dst, err = parseTime(f.src); err != nil {
+				return nil, fmt.Errorf("runs of %s: %w", symptom, err)
+			}
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
+	}
+	return out, nil
+}
+
+// EdgeFromVersion counts the finished runs of one edge, platform and
+// from-version, and those of them that show a symptom.
+type EdgeFromVersion struct {
+	Edge, Release, FromRelease, Upgrade string
+	Platform                            string
+	FromVersion                         string
+	Runs, WithSymptom                   int
+}
+
+// EdgeFromVersions counts, for every edge, platform and from-version, the
+// finished runs started at or after since, and those showing symptom.
+func (d *DB) EdgeFromVersions(ctx context.Context, symptom string, since time.Time) ([]EdgeFromVersion, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
+	coalesce(j.platform, ''), coalesce(r.from_version, ''), count(*),
+	count(rs.symptom_id)
+FROM runs r JOIN jobs j ON j.name = r.job
+LEFT JOIN run_symptoms rs ON rs.job = r.job AND rs.build_id = r.build_id AND rs.symptom_id = ?
+WHERE `+countedRun+` AND r.release IS NOT NULL AND coalesce(r.started_at, '') >= ?
+GROUP BY 1, 2, 3, 4, 5, 6
+ORDER BY 1, 5, 6`, symptom, formatTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("from-versions: %w", err)
+	}
+	defer rows.Close()
+	var out []EdgeFromVersion
+	for rows.Next() {
+		var e EdgeFromVersion
+		if err := rows.Scan(&e.Edge, &e.Release, &e.FromRelease, &e.Upgrade, &e.Platform, &e.FromVersion, &e.Runs, &e.WithSymptom); err != nil {
+			return nil, fmt.Errorf("from-versions: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// DisruptionSample is one finished run's disruption of one backend, its
+// files summed, on an edge where a symptom shows, and whether the run
+// shows it.
+type DisruptionSample struct {
+	Backend, Edge string
+	Shows         bool
+	Seconds       float64 // NaN when no file gave a duration
+}
+
+// SymptomDisruption reads the disruption of every finished run (started
+// at or after since) on the edges where some run shows symptom.
+func (d *DB) SymptomDisruption(ctx context.Context, symptom string, since time.Time) (out []DisruptionSample, err error) {
+	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
+	}
+	defer func() { err = errors.Join(err, rollback(tx)) }()
+	rows, err := tx.QueryContext(ctx, `WITH edges AS (
+	SELECT DISTINCT r.edge FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+	WHERE rs.symptom_id = ? AND r.edge IS NOT NULL AND `+countedRun+`
+)
+SELECT d.backend, r.edge, rs.symptom_id IS NOT NULL, sum(d.disrupted_s)
+FROM runs r
+JOIN run_disruptions d ON d.job = r.job AND d.build_id = r.build_id
+LEFT JOIN run_symptoms rs ON rs.job = r.job AND rs.build_id = r.build_id AND rs.symptom_id = ?
+WHERE r.edge IN (SELECT edge FROM edges) AND `+countedRun+` AND coalesce(r.started_at, '') >= ?
+GROUP BY d.backend, r.job, r.build_id
+ORDER BY d.backend, r.edge`, symptom, symptom, formatTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s DisruptionSample
+		var secs sql.NullFloat64
+		if err := rows.Scan(&s.Backend, &s.Edge, &s.Shows, &secs); err != nil {
+			return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
+		}
+		s.Seconds = floatOrNaN(secs)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// TestFailedWith is a test that failed (or flaked) in runs showing a symptom.
+type TestFailedWith struct {
+	Suite, Name string
+	Runs        int // runs showing the symptom in which it failed
+}
+
+// TestsFailedWith reads the tests that failed in the finished runs showing
+// symptom (started at or after since), the most often first, at most
+// limit.
+func (d *DB) TestsFailedWith(ctx context.Context, symptom string, since time.Time, limit int) ([]TestFailedWith, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT t.suite, t.name, count(*)
+FROM run_symptoms rs
+JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+JOIN tests t ON t.job = rs.job AND t.build_id = rs.build_id
+WHERE rs.symptom_id = ? AND t.status = 'fail' AND `+countedRun+` AND coalesce(r.started_at, '') >= ?
+GROUP BY 1, 2 ORDER BY 3 DESC, 2, 1 LIMIT ?`, symptom, formatTime(since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("tests failed with %s: %w", symptom, err)
+	}
+	defer rows.Close()
+	var out []TestFailedWith
+	for rows.Next() {
+		var f TestFailedWith
+		if err := rows.Scan(&f.Suite, &f.Name, &f.Runs); err != nil {
+			return nil, fmt.Errorf("tests failed with %s: %w", symptom, err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,72 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// TestChanges renders report --changes after the fixture's analysis (which
+// opens its regressions), then after a second analysis of the same data
+// (they stay open).
+func TestChanges(t *testing.T) {
+	d := openFixture(t)
+	at := fixtureNow
+	render := func(format string) string {
+		t.Helper()
+		c, err := d.RegressionChanges(t.Context(), time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := WriteChanges(&b, c, format, at); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	table := render(FormatTable)
+	for _, want := range []string{"Regressions changed by the newest analysis (2026-11-30 12:00 UTC, runs up to 2026-11-30)",
+		"opened  pod-network-cross-node", "4.13->4.14 minor", "29% (7/24)", "4.12->4.13 minor 0% (0/24)", "2 opened, 0 reopened, 0 closed, 0 still open."} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	md := render(FormatMarkdown)
+	if !strings.Contains(md, "- Opened `pod-network-cross-node` on [4.13->4.14 minor](https://prow.ci.openshift.org/view/gs/") ||
+		!strings.Contains(md, "29% (7/24) against 0% (0/24) on 4.12->4.13 minor, p = 0.0047") {
+		t.Errorf("markdown:\n%s", md)
+	}
+
+	opts := analyze.DefaultOptions()
+	opts.Now, opts.AnalysedAt = fixtureNow, fixtureNow.Add(24*time.Hour)
+	if _, err := analyze.Run(t.Context(), d, opts); err != nil {
+		t.Fatal(err)
+	}
+	at = opts.AnalysedAt
+	md = render(FormatMarkdown)
+	if !strings.Contains(md, "0 opened, 0 reopened, 0 closed, 2 still open.") || !strings.Contains(md, "- Still open `pod-network-cross-node`") ||
+		!strings.Contains(md, ", open 1 day") {
+		t.Errorf("markdown after the second analysis:\n%s", md)
+	}
+	if n := strings.Count(md, "\n"); n > 1+4*changeLines+4 {
+		t.Errorf("markdown has %d lines: too long for a chat", n)
+	}
+	var doc struct {
+		Analyses int         `json:"analyses"`
+		Rows     []ChangeRow `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(render(FormatJSON)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Analyses != 1 || len(doc.Rows) != 2 || doc.Rows[0].Change != stillOpen || doc.Rows[0].AgeDays != 1 {
+		t.Errorf("json %+v", doc)
+	}
+	if err := WriteChanges(&bytes.Buffer{}, db.Changes{}, "csv", fixtureNow); err == nil {
+		t.Error("csv accepted")
+	}
+}

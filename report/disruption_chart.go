@@ -1,0 +1,216 @@
+package report
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"html"
+	"html/template"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// backendsPerEdge is how many backends an edge's disruption chart shows:
+// those whose 95th percentile rose most against the basis.
+const backendsPerEdge = 3
+
+// DisruptionChart is one edge's disruption, drawn: every run of the edge
+// and of its basis as a dot, the median-to-P95 span as a bar, the worst as
+// a tick.
+type DisruptionChart struct {
+	Edge, Basis string
+	SVG         template.HTML
+}
+
+// OpenRegression is an open regression as the HTML page lists it.
+type OpenRegression struct {
+	Symptom, Key, Scope string
+	Numbers             string
+	Since               string
+	Days                int
+	FirstRunURL         string
+}
+
+// loadHTMLExtras reads what the page shows besides the verdicts: the open
+// regressions with their age, and the disruption of the edges the
+// analysis compared, run by run.
+func loadHTMLExtras(ctx context.Context, store *db.DB, q Query) ([]DisruptionChart, []OpenRegression, error) {
+	regs, err := store.Regressions(ctx, db.RegressionOpen)
+	if err != nil {
+		return nil, nil, err
+	}
+	var open []OpenRegression
+	for _, r := range regs {
+		if q.Symptom != "" && r.Symptom != q.Symptom {
+			continue
+		}
+		from := r.OpenedAt
+		if !r.ReopenedAt.IsZero() {
+			from = r.ReopenedAt
+		}
+		row := changeRows(db.Changes{StillOpen: []db.Regression{r}}, r.LastSeenAt)[0]
+		open = append(open, OpenRegression{Symptom: r.Symptom, Key: r.Key, Scope: r.Scope, Numbers: changeNumbers(row),
+			Since: from.UTC().Format(time.DateOnly), Days: row.AgeDays, FirstRunURL: r.FirstRunURL})
+	}
+
+	stats, err := store.DisruptionStats(ctx, db.ScopeEdge, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	byEdge := map[string][]db.DisruptionStat{}
+	for _, s := range stats {
+		if s.Comparison == db.CompareRelease && s.SampleRuns > 0 && s.BasisRuns > 0 && (s.SampleMax > 0 || s.BasisMax > 0) {
+			byEdge[s.Key] = append(byEdge[s.Key], s)
+		}
+	}
+	type want struct{ backend, edge string }
+	values := map[want][]float64{}
+	for edge, ss := range byEdge {
+		slices.SortFunc(ss, func(a, b db.DisruptionStat) int {
+			return cmp.Or(-cmp.Compare(a.P95Delta, b.P95Delta), -cmp.Compare(a.SampleMax, b.SampleMax), cmp.Compare(a.Backend, b.Backend))
+		})
+		ss = ss[:min(len(ss), backendsPerEdge)]
+		byEdge[edge] = ss
+		for _, s := range ss {
+			values[want{s.Backend, s.Key}] = nil
+			values[want{s.Backend, s.BasisLabel}] = nil
+		}
+	}
+	if len(values) > 0 {
+		err = store.DisruptionTotals(ctx, func(t db.RunDisruptionTotal) error {
+			if math.IsNaN(t.Seconds) || !q.Since.IsZero() && t.StartedAt.Before(q.Since) {
+				return nil
+			}
+			k := want{t.Backend, db.Edge{From: t.FromRelease, To: t.Release, Kind: t.Upgrade}.String()}
+			if vs, ok := values[k]; ok {
+				values[k] = append(vs, t.Seconds)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	var charts []DisruptionChart
+	for _, edge := range slices.Sorted(func(yield func(string) bool) {
+		for e := range byEdge {
+			if !yield(e) {
+				return
+			}
+		}
+	}) {
+		ss := byEdge[edge]
+		var rows []disruptionRow
+		for _, s := range ss {
+			rows = append(rows, disruptionRow{backend: s.Backend, sample: values[want{s.Backend, edge}], basis: values[want{s.Backend, s.BasisLabel}], verdict: s.Verdict, delta: s.P95Delta})
+		}
+		charts = append(charts, DisruptionChart{Edge: edge, Basis: ss[0].BasisLabel, SVG: disruptionSVG(edge, ss[0].BasisLabel, rows)})
+	}
+	return charts, open, nil
+}
+
+type disruptionRow struct {
+	backend       string
+	sample, basis []float64
+	verdict       string
+	delta         float64
+}
+
+// The geometry of a disruption chart.
+const (
+	dcWidth  = 760
+	dcLeft   = 250
+	dcPlot   = 460
+	dcRowH   = 64
+	dcTop    = 28
+	dcSideH  = 22
+	dcDotR   = 3.5
+	dcLegend = 14
+)
+
+// disruptionSVG draws the rows of one edge: for each backend, the sample
+// (blue) above the basis (grey).
+func disruptionSVG(edge, basis string, rows []disruptionRow) template.HTML {
+	top := 1.0
+	for _, r := range rows {
+		for _, v := range slices.Concat(r.sample, r.basis) {
+			top = math.Max(top, v)
+		}
+	}
+	top = niceTop(top)
+	x := func(v float64) string { return fx(dcLeft + v/top*dcPlot) }
+	e := html.EscapeString
+	id := "disruption-" + strings.NewReplacer(" ", "-", ">", "", ".", "_").Replace(edge)
+	height := dcTop + len(rows)*dcRowH + 24
+	var b strings.Builder
+	var desc []string
+	fmt.Fprintf(&b, `<figure><svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-title %s-desc">`, dcWidth, height, dcWidth, height, id, id)
+	fmt.Fprintf(&b, `<title id="%s-title">%s: seconds each backend was unreachable, per run, beside %s</title>`, id, e(edge), e(basis))
+	fmt.Fprintf(&b, `<rect x="%d" y="4" width="12" height="12" fill="%s"/><text x="%d" y="%d" class="small">%s</text>`, dcLeft, colorSample, dcLeft+18, dcLegend, e(edge))
+	fmt.Fprintf(&b, `<rect x="%d" y="4" width="12" height="12" fill="%s"/><text x="%d" y="%d" class="small">%s (basis)</text>`, dcLeft+200, colorBasis, dcLeft+218, dcLegend, e(basis))
+	for i, r := range rows {
+		y := dcTop + i*dcRowH
+		fmt.Fprintf(&b, `<g><text x="0" y="%d" class="key">%s</text>`, y+14, e(middle(r.backend, 34)))
+		word := "P95 not worse"
+		if r.verdict == db.DisruptionWorse {
+			word = "P95 " + secsShort(r.delta) + " worse"
+		} else if r.verdict == db.DisruptionInsufficient {
+			word = "too few runs"
+		}
+		fmt.Fprintf(&b, `<text x="0" y="%d" class="small">%s</text>`, y+30, e(word))
+		for side, vals := range [][]float64{r.sample, r.basis} {
+			sy := y + 4 + side*dcSideH
+			color, label := colorSample, edge
+			if side == 1 {
+				color, label = colorBasis, basis
+			}
+			d := analyze.Distribute(vals)
+			what := fmt.Sprintf("%s, %s: %s", r.backend, label, secondsWords(d))
+			desc = append(desc, what+".")
+			cy := float64(sy) + dcSideH/2
+			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#e5e7eb"/>`, dcLeft, dcLeft+dcPlot, fx(cy), fx(cy))
+			if d.Runs == 0 {
+				fmt.Fprintf(&b, `<text x="%d" y="%s" class="small">no runs</text>`, dcLeft+4, fx(cy+4))
+				continue
+			}
+			fmt.Fprintf(&b, `<g><title>%s</title>`, e(what))
+			fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="10" fill="%s" opacity="0.35"/>`, x(d.Median), fx(cy-5), fx(math.Max((d.P95-d.Median)/top*dcPlot, 1.5)), color)
+			fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="%s" stroke-width="3"/>`, x(d.Max), x(d.Max), fx(cy-8), fx(cy+8), color)
+			for j, v := range d.Sorted() {
+				// Equal values stack upwards a little, so that a pile of
+				// zeros reads as a pile.
+				k := 0
+				for j-k-1 >= 0 && d.Sorted()[j-k-1] == v {
+					k++
+				}
+				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="%.1f" fill="%s"/>`, x(v), fx(cy-math.Min(float64(k), 4)*1.5), dcDotR, color)
+			}
+			b.WriteString(`</g>`)
+		}
+		b.WriteString(`</g>`)
+	}
+	axisY := dcTop + len(rows)*dcRowH
+	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		fmt.Fprintf(&b, `<text x="%s" y="%d" class="small" text-anchor="middle">%s</text>`, x(f*top), axisY+12, e(secsShort(f*top)))
+	}
+	fmt.Fprintf(&b, `<desc id="%s-desc">%s Dots are runs; the light bar spans the median to the 95th percentile; the tick is the worst run.</desc>`, id, e(strings.Join(desc, " ")))
+	b.WriteString(`</svg></figure>`)
+	return template.HTML(b.String())
+}
+
+// niceTop rounds a chart's largest value up to 1, 2 or 5 times a power of
+// ten.
+func niceTop(v float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}

@@ -1,0 +1,95 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/openshift-eng/prowcrawl/suggest"
+)
+
+// FormatYAML is a rules file.
+const FormatYAML = "yaml"
+
+// SuggestFormats are the formats WriteSuggestions takes, the default first.
+var SuggestFormats = []string{FormatTable, FormatYAML, FormatJSON}
+
+// suggestRunsShown is how many runs the table names per proposal.
+const suggestRunsShown = 5
+
+// proposalJSON is a proposal as --format json prints it: the rule's text,
+// its runs, and its counts and rates in failed and passed runs.
+type proposalJSON struct {
+	suggest.Proposal
+	FailedRate float64 `json:"failed_rate"`
+	PassedRate float64 `json:"passed_rate"`
+}
+
+// WriteSuggestions renders proposed symptoms: a table for people, a rules
+// file (yaml), or a JSON list of proposals.
+func WriteSuggestions(w io.Writer, res suggest.Result, format string) error {
+	switch format {
+	case FormatYAML:
+		_, err := w.Write(suggest.RulesFile(res.Proposals))
+		return err
+	case FormatJSON:
+		out := make([]proposalJSON, 0, len(res.Proposals))
+		for _, p := range res.Proposals {
+			out = append(out, proposalJSON{Proposal: p, FailedRate: p.FailedRate(), PassedRate: p.PassedRate()})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	case FormatTable, "":
+		return suggestTable(w, res)
+	}
+	return fmt.Errorf("unknown format %q", format)
+}
+
+func suggestTable(w io.Writer, res suggest.Result) error {
+	c := res.Counts
+	fmt.Fprintf(w, "Proposed symptoms: what failed runs share that no rule explains, strongest first.\n")
+	fmt.Fprintf(w, "%d finished runs: %d failed (%d explained by no symptom), %d passed; %d failure texts, %d distinct once normalised, %d clusters.\n\n",
+		c.FailedTotal+c.PassedTotal, c.FailedTotal, c.UnexplTotal, c.PassedTotal, res.Stats.Texts, res.Stats.Templates, res.Clusters)
+	if len(res.Proposals) == 0 {
+		_, err := fmt.Fprintln(w, "Nothing to propose: no failure that no rule explains recurs in enough failed runs while rare in passed ones.")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tID\tFAILED\tUNEXPLAINED\tPASSED\tP\tEDGE\tTITLE")
+	for i, p := range res.Proposals {
+		edge := p.Edge
+		if edge == "" {
+			edge = "-"
+		}
+		title := p.Title
+		if p.Generic {
+			title = "(generic) " + title
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d %s\t%d/%d\t%d/%d %s\t%.2g\t%s\t%s\n", i+1, p.ID,
+			p.Failed, p.FailedTotal, pct(p.FailedRate()), p.Unexplained, p.UnexplTotal,
+			p.Passed, p.PassedTotal, pct(p.PassedRate()), p.P, edge, title)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, p := range res.Proposals {
+		fmt.Fprintf(w, "\n%d. %s (%s)\n   matches: %s\n   files:   %s\n", i+1, p.ID, p.Kind, p.Pattern, strings.Join(p.Files, " "))
+		var names []string
+		for _, r := range p.Runs[:min(len(p.Runs), suggestRunsShown)] {
+			names = append(names, fmt.Sprintf("%s/%d", r.Job, r.BuildID))
+		}
+		more := ""
+		if len(p.Runs) > suggestRunsShown {
+			more = fmt.Sprintf(" and %d more", len(p.Runs)-suggestRunsShown)
+		}
+		fmt.Fprintf(w, "   runs:    %s%s\n", strings.Join(names, ", "), more)
+	}
+	_, err := fmt.Fprint(w, "\nAs a rules file: prowcrawl suggest --format yaml > proposed.yaml; then prowcrawl rules --check proposed.yaml\nand prowcrawl reclassify --rules proposed.yaml (or backfill --refetch --rules proposed.yaml).\n")
+	return err
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }

@@ -1,0 +1,256 @@
+package suggest
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agnivade/levenshtein"
+)
+
+// Near-duplicate templates are found as triage finds them, but without its
+// quadratic search: triage compares each text with every cluster so far (a
+// 4-gram lower bound, then Berghel-Roach edit distance), which is what took
+// it hours. Here each template gets a MinHash signature of its token
+// shingles; the signature is cut into bands, and only templates that share
+// a band (a Jaccard similarity of about 0.6 or more is found with
+// probability above 0.9) are compared by edit distance, over tokens, not
+// bytes, so that <ip> and "refused" each count as one edit.
+const (
+	sigLen        = 32  // MinHash values per signature
+	bands         = 8   // bands of sigLen/bands rows
+	minJaccard    = 0.5 // estimated from the signatures, before the edit distance
+	minSimilarity = 0.7 // 1 - token edit distance / the longer's tokens
+	maxChecks     = 8   // edit distances computed per template at most
+	maxTokens     = 160 // tokens compared by edit distance
+	maxBucket     = 64  // leaders of a bucket looked at
+)
+
+// cluster is a group of near-duplicate templates; the first, seen in the
+// most runs, leads it.
+type cluster struct {
+	members []*template
+}
+
+// clustered groups the templates: each, from the one seen in the most runs
+// down, joins the first cluster whose leader is a near duplicate of it, or
+// leads a new one. The order is total (runs, texts, text, first seen), so
+// the same templates always give the same clusters.
+func clustered(tps []*template) []*cluster {
+	slices.SortFunc(tps, func(a, b *template) int {
+		return cmp.Or(
+			-cmp.Compare(len(a.runs), len(b.runs)),
+			-cmp.Compare(a.texts, b.texts),
+			strings.Compare(string(a.kind), string(b.kind)),
+			strings.Compare(a.text, b.text),
+			cmp.Compare(a.order, b.order))
+	})
+	intern := make(map[string]rune)
+	type leader struct {
+		c      *cluster
+		sig    [sigLen]uint64
+		tokens string // one rune per token
+	}
+	var leaders []*leader
+	buckets := make(map[uint64][]int32)
+	var out []*cluster
+	var toks []string
+	for _, tp := range tps {
+		toks = tokenize(tp.text, toks[:0])
+		enc := encode(toks, intern)
+		sig := signature(enc)
+		keys := bandKeys(&sig, tp.kind, tp.byName)
+		// Candidates: the leaders sharing a band, best estimate first.
+		var cands []int32
+		for _, k := range keys {
+			// The first leaders of a bucket lead the largest clusters;
+			// a bucket that texts sharing a common phrase crowd is not
+			// searched to its end, so the search stays linear.
+			bucket := buckets[k]
+			for _, li := range bucket[:min(len(bucket), maxBucket)] {
+				if !slices.Contains(cands, li) {
+					cands = append(cands, li)
+				}
+			}
+		}
+		type scored struct {
+			li  int32
+			est int
+		}
+		var sc []scored
+		for _, li := range cands {
+			est := 0
+			for i := range sigLen {
+				if leaders[li].sig[i] == sig[i] {
+					est++
+				}
+			}
+			if float64(est) >= minJaccard*sigLen {
+				sc = append(sc, scored{li, est})
+			}
+		}
+		slices.SortFunc(sc, func(a, b scored) int { return cmp.Or(-cmp.Compare(a.est, b.est), cmp.Compare(a.li, b.li)) })
+		joined := false
+		for i, s := range sc {
+			if i == maxChecks {
+				break
+			}
+			if similar(enc, leaders[s.li].tokens) {
+				leaders[s.li].c.members = append(leaders[s.li].c.members, tp)
+				joined = true
+				break
+			}
+		}
+		if joined {
+			continue
+		}
+		c := &cluster{members: []*template{tp}}
+		out = append(out, c)
+		leaders = append(leaders, &leader{c: c, sig: sig, tokens: enc})
+		for _, k := range keys {
+			buckets[k] = append(buckets[k], int32(len(leaders)-1))
+		}
+	}
+	return out
+}
+
+// similar reports whether two token strings are within the edit distance
+// allowed.
+func similar(a, b string) bool {
+	na, nb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
+	longer := max(na, nb)
+	if longer == 0 {
+		return true
+	}
+	// The distance is at least the difference in length.
+	if float64(longer-min(na, nb)) > (1-minSimilarity)*float64(longer) {
+		return false
+	}
+	d := levenshtein.ComputeDistance(a, b)
+	return 1-float64(d)/float64(longer) >= minSimilarity
+}
+
+// tokenize splits a normalised text into tokens: words (a placeholder is
+// one), and each other character but a blank. A line break is a token.
+func tokenize(s string, out []string) []string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ':
+			i++
+		case c == '<' && phAt(s[i:]) > 0:
+			k := phAt(s[i:])
+			out = append(out, s[i:i+k])
+			i += k
+		case isAlnum(c) || c == '_':
+			k := runLen(s[i:], func(b byte) bool { return isAlnum(b) || b == '_' })
+			out = append(out, s[i:i+k])
+			i += k
+		default:
+			_, k := utf8.DecodeRuneInString(s[i:])
+			out = append(out, s[i:i+k])
+			i += k
+		}
+	}
+	return out
+}
+
+// phAt is the length of the placeholder at the start of s, or 0.
+func phAt(s string) int {
+	end := strings.IndexByte(s, '>')
+	if end < 0 || end > 6 {
+		return 0
+	}
+	if _, ok := placeholderRE[s[:end+1]]; ok {
+		return end + 1
+	}
+	return 0
+}
+
+// encode maps each token to a rune of its own, so that an edit distance
+// over runes is one over tokens. Runes skip the surrogate range, which
+// UTF-8 cannot hold; past the last rune, tokens share runes, which can only
+// make two texts look closer.
+func encode(toks []string, intern map[string]rune) string {
+	var b strings.Builder
+	for i, t := range toks {
+		if i == maxTokens {
+			break
+		}
+		r, ok := intern[t]
+		if !ok {
+			r = rune(len(intern) + 0x100)
+			if r >= 0xD800 {
+				r += 0x800
+			}
+			if r > utf8.MaxRune {
+				r = 0x100 + r%0xD000
+			}
+			intern[t] = r
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// signature is the MinHash signature of a token string's shingles: token
+// trigrams, or bigrams and single tokens for texts too short for those.
+func signature(enc string) [sigLen]uint64 {
+	var sig [sigLen]uint64
+	for i := range sig {
+		sig[i] = ^uint64(0)
+	}
+	runes := []rune(enc)
+	n := 3
+	if len(runes) < 6 {
+		n = min(2, len(runes))
+	}
+	if n == 0 {
+		n, runes = 1, []rune{0}
+	}
+	for i := 0; i+n <= len(runes); i++ {
+		var x uint64 = 0x9e3779b97f4a7c15
+		for _, r := range runes[i : i+n] {
+			x = mix(x ^ uint64(r))
+		}
+		for j := range sig {
+			if h := mix(x + uint64(j)*0xbf58476d1ce4e5b9); h < sig[j] {
+				sig[j] = h
+			}
+		}
+	}
+	return sig
+}
+
+// mix is splitmix64's finaliser: a fixed, well-spread 64-bit hash.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// bandKeys are the LSH bucket keys of a signature, one per band, apart for
+// each kind of text.
+func bandKeys(sig *[sigLen]uint64, kind Kind, byName bool) [bands]uint64 {
+	var keys [bands]uint64
+	seed := uint64(len(kind))
+	if kind == KindLog {
+		seed += 0x51
+	}
+	if byName {
+		seed += 0x77
+	}
+	const rows = sigLen / bands
+	for b := range bands {
+		x := mix(seed + uint64(b))
+		for _, v := range sig[b*rows : (b+1)*rows] {
+			x = mix(x ^ v)
+		}
+		keys[b] = x
+	}
+	return keys
+}

@@ -1,0 +1,236 @@
+package suggest
+
+import (
+	"hash/fnv"
+	"slices"
+	"strings"
+
+	"github.com/openshift-eng/prowcrawl/prow"
+)
+
+// Run is one finished run whose failure texts may be given.
+type Run struct {
+	Job     string
+	BuildID int64
+	// Edge is the run's upgrade edge ("4.13->4.14 minor"), or empty.
+	Edge string
+	// Failed: the run failed (failure or error); otherwise it passed.
+	Failed bool
+	// Explained: a failed run that shows a symptom of an active rule.
+	Explained bool
+}
+
+// Kind is where a failure text came from.
+type Kind string
+
+// The kinds of failure text.
+const (
+	// KindJUnit is the failure message of a failed test.
+	KindJUnit Kind = "junit"
+	// KindLog is an error-like line of a log.
+	KindLog Kind = "log"
+)
+
+// Text is one failure text of a run.
+type Text struct {
+	// Run is the index of the run in the runs given to New.
+	Run  int
+	Kind Kind
+	// Test is the failed test's name (KindJUnit). A test that failed
+	// without a message is known by its name alone.
+	Test string
+	// File is the path of the log, relative to the run (KindLog).
+	File string
+	Text string
+}
+
+// Options bound and tune a Collector.
+type Options struct {
+	// MaxTemplates bounds the distinct templates kept; past it, the rarest
+	// are dropped. 0 means 200,000.
+	MaxTemplates int
+	// MinRuns is the least number of failed runs without a symptom that a
+	// proposal must explain. 0 means 3, the least hits of a regression.
+	MinRuns int
+	// Alpha is the significance a proposal's over-representation in failed
+	// runs must reach. 0 means 0.05, the analysis' default.
+	Alpha float64
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxTemplates <= 0 {
+		o.MaxTemplates = 200_000
+	}
+	if o.MinRuns <= 0 {
+		o.MinRuns = 3
+	}
+	if o.Alpha <= 0 {
+		o.Alpha = 0.05
+	}
+	return o
+}
+
+// maxExample caps the raw text kept as a template's example, and
+// maxExamples how many a template keeps: a rule is checked against them.
+const (
+	maxExample  = 4096
+	maxExamples = 3
+	maxFiles    = 4
+)
+
+// template is the texts that read the same once normalised.
+type template struct {
+	kind    Kind
+	text    string   // the normalised text
+	byName  bool     // a test that failed without a message: text is its name
+	files   []string // the globs of the logs it was found in (KindLog)
+	runs    []uint32 // the runs it was found in, each once
+	texts   int      // how many texts
+	order   int      // when it was first seen
+	example []string // raw texts
+}
+
+// Collector gathers failure texts into templates, one text at a time; its
+// memory is that of the templates, not of the texts.
+type Collector struct {
+	opts      Options
+	runs      []Run
+	templates map[uint64]*template
+	norm      normalizer
+	seen      int // templates ever created
+	stats     Stats
+}
+
+// Stats counts what a Collector was given and kept.
+type Stats struct {
+	Texts     int // texts added
+	Templates int // distinct templates kept
+	Dropped   int // templates dropped to bound memory
+}
+
+// New returns a Collector for texts of these runs.
+func New(runs []Run, opts Options) *Collector {
+	return &Collector{opts: opts.withDefaults(), runs: runs, templates: make(map[uint64]*template)}
+}
+
+// Stats returns the counts so far.
+func (c *Collector) Stats() Stats {
+	s := c.stats
+	s.Templates = len(c.templates)
+	return s
+}
+
+// Add adds one failure text. A text of a run outside the runs given to New
+// is ignored, as is a blank one.
+func (c *Collector) Add(t Text) {
+	if t.Run < 0 || t.Run >= len(c.runs) {
+		return
+	}
+	raw := prow.StripANSI(t.Text)
+	c.norm.reset()
+	c.norm.text(raw)
+	byName := false
+	if len(c.norm.out) == 0 {
+		if t.Kind != KindJUnit || strings.TrimSpace(t.Test) == "" {
+			return
+		}
+		// No message: the test's name is all there is to go by.
+		byName, raw = true, t.Test
+		c.norm.text(t.Test)
+	}
+	c.stats.Texts++
+	h := fnv.New64a()
+	h.Write([]byte(t.Kind))
+	if byName {
+		h.Write([]byte{1})
+	} else {
+		h.Write([]byte{0})
+	}
+	h.Write(c.norm.out)
+	key := h.Sum64()
+	tp := c.templates[key]
+	if tp == nil {
+		tp = &template{kind: t.Kind, text: string(c.norm.out), byName: byName, order: c.seen}
+		c.seen++
+		c.templates[key] = tp
+		if len(c.templates) > c.opts.MaxTemplates {
+			c.prune()
+		}
+	}
+	tp.texts++
+	run := uint32(t.Run)
+	if n := len(tp.runs); n == 0 || tp.runs[n-1] != run {
+		// Texts come run by run, so a repeat is nearly always the last
+		// run; a run seen before, out of turn, is removed at the end.
+		tp.runs = append(tp.runs, run)
+	}
+	if len(tp.example) < maxExamples && !slices.Contains(tp.example, raw) {
+		tp.example = append(tp.example, capText(raw, maxExample))
+	}
+	if t.Kind == KindLog && len(tp.files) < maxFiles {
+		if g := fileGlob(t.File); g != "" && !slices.Contains(tp.files, g) {
+			tp.files = append(tp.files, g)
+		}
+	}
+}
+
+// prune drops the templates seen in the fewest runs until at most three
+// quarters of MaxTemplates are left: a lossy count, which keeps every
+// template that recurs while rare ones come and go.
+func (c *Collector) prune() {
+	target := c.opts.MaxTemplates * 3 / 4
+	for floor := 2; len(c.templates) > target; floor++ {
+		for k, tp := range c.templates {
+			if len(tp.runs) < floor {
+				delete(c.templates, k)
+				c.stats.Dropped++
+			}
+		}
+	}
+}
+
+// capText cuts s to at most n bytes at a rune boundary.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// fileGlob is the glob a rule reads a log by: the target directory of a
+// multi-stage run (artifacts/<target>/...) and the generated parts of the
+// file name (a pod's, a node's) become *, so that the glob names the same
+// log in every run. A name with glob syntax in it gives "".
+func fileGlob(rel string) string {
+	if rel == "" || strings.ContainsAny(rel, "*?[]{}\\") {
+		return ""
+	}
+	parts := strings.Split(rel, "/")
+	if len(parts) >= 4 && parts[0] == "artifacts" {
+		parts[1] = "*"
+	}
+	var n normalizer
+	for i, p := range parts {
+		if i == 1 && parts[1] == "*" {
+			continue
+		}
+		n.reset()
+		n.line(p)
+		parts[i] = globOf(string(n.out))
+	}
+	return strings.Join(parts, "/")
+}
+
+// globOf turns the placeholders of a normalised name into *.
+func globOf(s string) string {
+	for ph := range placeholderRE {
+		s = strings.ReplaceAll(s, ph, "*")
+	}
+	for strings.Contains(s, "**") {
+		s = strings.ReplaceAll(s, "**", "*")
+	}
+	return s
+}

@@ -1,0 +1,80 @@
+package suggest
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// goldenCases reads testdata/normalize.txt: "=== name" lines, each followed
+// by its text; lines before the first case are comments.
+func goldenCases(t *testing.T) (names, texts []string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "normalize.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range strings.Split(string(b), "\n=== ")[1:] {
+		name, text, _ := strings.Cut(part, "\n")
+		names, texts = append(names, name), append(texts, text)
+	}
+	return names, texts
+}
+
+// TestNormalizeGolden: real-looking failure texts of each kind and what
+// Normalize makes of them, in testdata/normalize.golden.
+func TestNormalizeGolden(t *testing.T) {
+	names, texts := goldenCases(t)
+	var got strings.Builder
+	for i := range names {
+		got.WriteString("=== " + names[i] + "\n" + Normalize(texts[i]) + "\n")
+	}
+	path := filepath.Join("testdata", "normalize.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("Normalize differs from %s (rerun with -update to accept):\n%s", path, got.String())
+	}
+}
+
+// FuzzNormalize: any bytes normalise to bounded text of trimmed lines
+// with single blanks, valid UTF-8 when the input was.
+func FuzzNormalize(f *testing.F) {
+	_, texts := goldenCases(&testing.T{})
+	for _, s := range texts {
+		f.Add(s)
+	}
+	f.Add("\x1b[31mE0112 20:58:46.230123\x1b[0m ::1 [fd02::1]:443 0x\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Normalize(s)
+		if got == "" {
+			return // nothing but blanks
+		}
+		if strings.Count(got, "\n") >= maxTextLines {
+			t.Fatalf("%d lines", strings.Count(got, "\n")+1)
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if l == "" || l != strings.TrimSpace(l) || strings.Contains(l, "  ") {
+				t.Fatalf("line %q is blank, untrimmed or has a run of blanks", l)
+			}
+			if len(l) > maxLineBytes+64 {
+				t.Fatalf("line of %d bytes", len(l))
+			}
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("valid UTF-8 in, invalid out: %q", got)
+		}
+	})
+}

@@ -1,0 +1,486 @@
+package suggest
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/openshift-eng/prowcrawl/classify"
+	"github.com/openshift-eng/prowcrawl/stats"
+)
+
+// JUnitFiles is the glob a rule on failure messages reads: every JUnit
+// file of a run, at any depth of its artifacts.
+const JUnitFiles = "artifacts/**/junit*.xml"
+
+// RunRef names a run.
+type RunRef struct {
+	Job     string `json:"job"`
+	BuildID int64  `json:"build_id"`
+}
+
+// Counts are how many runs show a proposal, of how many.
+type Counts struct {
+	Failed      int `json:"failed_runs"`       // failed runs that show it
+	FailedTotal int `json:"failed_total"`      // failed runs
+	Passed      int `json:"passed_runs"`       // passed runs that show it
+	PassedTotal int `json:"passed_total"`      // passed runs
+	Unexplained int `json:"unexplained_runs"`  // failed runs it shows in that no rule explains
+	UnexplTotal int `json:"unexplained_total"` // failed runs no rule explains
+	// P is the one-sided Fisher exact p-value of its rate in failed runs
+	// being higher than in passed runs.
+	P float64 `json:"p_value"`
+}
+
+// FailedRate is the fraction of failed runs that show it.
+func (c Counts) FailedRate() float64 { return rate(c.Failed, c.FailedTotal) }
+
+// PassedRate is the fraction of passed runs that show it.
+func (c Counts) PassedRate() float64 { return rate(c.Passed, c.PassedTotal) }
+
+func rate(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}
+
+// EdgeCounts are the counts of one upgrade edge's runs.
+type EdgeCounts struct {
+	Edge string `json:"edge"`
+	Counts
+	// Concentrated: its rate in this edge's failed runs is significantly
+	// higher than in the other edges' failed runs, a regression candidate.
+	Concentrated bool `json:"concentrated"`
+	// PConcentrated is the p-value of that comparison.
+	PConcentrated float64 `json:"p_concentrated"`
+}
+
+// Proposal is a proposed symptom: a rule and what it covers.
+type Proposal struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Kind  Kind   `json:"kind"`
+	// Rule is the rules-file text of the symptom.
+	Rule string `json:"rule"`
+	// Pattern is the rule's regular expression: of lines (a message or a
+	// log line), or of a test's name for a test that failed without one.
+	Pattern string   `json:"pattern"`
+	Files   []string `json:"files"`
+	// Template is the leading normalised text; Examples are raw ones.
+	Template string   `json:"template"`
+	Examples []string `json:"examples"`
+	Counts
+	// Edges are the counts per upgrade edge, the most over-represented
+	// first; Edge is that one, when it matters.
+	Edges []EdgeCounts `json:"edges"`
+	Edge  string       `json:"edge,omitempty"`
+	// Generic: it comes with nearly every failure of its jobs on several
+	// edges, so it says that a run failed, not why (a step's wrapper
+	// message). Generic proposals are ranked last.
+	Generic bool     `json:"generic"`
+	Runs    []RunRef `json:"runs"`
+	rule    classify.Rule
+	score   float64
+}
+
+// Rules returns the proposal as a classify rule.
+func (p Proposal) Rules() classify.Rule { return p.rule }
+
+// Result is what Propose found.
+type Result struct {
+	Proposals []Proposal
+	Stats     Stats
+	Clusters  int // clusters of templates
+	// Candidates: clusters that explain enough unexplained failed runs and
+	// are significantly over-represented in failed runs.
+	Candidates int
+	// Totals of the runs given.
+	Counts Counts
+}
+
+// genericShare is the share of its jobs' failed runs from which a cluster
+// found on several edges is generic.
+const genericShare = 0.9
+
+// Propose clusters the templates gathered and returns at most top
+// proposals, the strongest first (top <= 0: all). The same texts, in any
+// order within a run, give the same proposals.
+func (c *Collector) Propose(top int) (Result, error) {
+	res := Result{Stats: c.Stats()}
+	tot := c.totals()
+	res.Counts = tot
+	tps := make([]*template, 0, len(c.templates))
+	for _, tp := range c.templates {
+		slices.Sort(tp.runs)
+		tp.runs = slices.Compact(tp.runs)
+		tps = append(tps, tp)
+	}
+	clusters := clustered(tps)
+	res.Clusters = len(clusters)
+
+	type cand struct {
+		c     *cluster
+		cnt   Counts
+		score float64
+		gen   bool
+		lead  string
+	}
+	var cands []cand
+	for _, cl := range clusters {
+		runs := c.unionRuns(cl.members)
+		cnt := c.count(runs, tot)
+		if cnt.Unexplained < c.opts.MinRuns || cnt.P >= c.opts.Alpha {
+			continue
+		}
+		score, _ := c.edgeScore(runs, cnt)
+		cands = append(cands, cand{cl, cnt, score, c.generic(runs), cl.members[0].text})
+	}
+	res.Candidates = len(cands)
+	slices.SortFunc(cands, func(a, b cand) int {
+		return cmp.Or(boolCmp(a.gen, b.gen), cmp.Compare(a.score, b.score),
+			-cmp.Compare(a.cnt.Unexplained, b.cnt.Unexplained), -cmp.Compare(a.cnt.Failed, b.cnt.Failed),
+			strings.Compare(a.lead, b.lead))
+	})
+
+	ids := make(map[string]bool)
+	patterns := make(map[string]bool)
+	for _, cd := range cands {
+		if top > 0 && len(res.Proposals) >= top {
+			break
+		}
+		p, ok := c.build(cd.c, tps, tot)
+		if !ok || patterns[string(p.Kind)+"\x00"+p.Pattern] {
+			continue
+		}
+		if p.Unexplained < c.opts.MinRuns || p.P >= c.opts.Alpha {
+			continue // the rule, as it matches, explains too little
+		}
+		patterns[string(p.Kind)+"\x00"+p.Pattern] = true
+		for ids[p.ID] {
+			p.ID += "-x"
+		}
+		ids[p.ID] = true
+		p.rule.ID = p.ID
+		p.Rule = ruleText(p)
+		if _, err := classify.ParseRules("suggest", []byte("symptoms:\n"+p.Rule)); err != nil {
+			return res, fmt.Errorf("proposal %s is not a valid rule: %w", p.ID, err)
+		}
+		res.Proposals = append(res.Proposals, p)
+	}
+	return res, nil
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// totals counts the runs given.
+func (c *Collector) totals() Counts {
+	var t Counts
+	for _, r := range c.runs {
+		switch {
+		case !r.Failed:
+			t.PassedTotal++
+		case r.Explained:
+			t.FailedTotal++
+		default:
+			t.FailedTotal++
+			t.UnexplTotal++
+		}
+	}
+	return t
+}
+
+// unionRuns is the sorted runs of templates.
+func (c *Collector) unionRuns(tps []*template) []uint32 {
+	if len(tps) == 1 {
+		return tps[0].runs
+	}
+	var all []uint32
+	for _, tp := range tps {
+		all = append(all, tp.runs...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// count counts the runs that show something, and its p-value.
+func (c *Collector) count(runs []uint32, tot Counts) Counts {
+	cnt := Counts{FailedTotal: tot.FailedTotal, PassedTotal: tot.PassedTotal, UnexplTotal: tot.UnexplTotal}
+	for _, ri := range runs {
+		r := &c.runs[ri]
+		switch {
+		case !r.Failed:
+			cnt.Passed++
+		case r.Explained:
+			cnt.Failed++
+		default:
+			cnt.Failed++
+			cnt.Unexplained++
+		}
+	}
+	cnt.P = pGreater(cnt.Failed, cnt.FailedTotal, cnt.Passed, cnt.PassedTotal)
+	return cnt
+}
+
+// pGreater is the p-value of a rate in failed runs above the one in passed
+// runs; a table without evidence is 1.
+func pGreater(f, ft, p, pt int) float64 {
+	g, _ := stats.FisherOneSided(f, ft, p, pt)
+	if math.IsNaN(g) {
+		return 1
+	}
+	return g
+}
+
+// edgeCounts are the counts per edge of runs, the most over-represented
+// first.
+func (c *Collector) edgeCounts(runs []uint32, all Counts) []EdgeCounts {
+	type acc struct{ f, p, u, ft, pt, ut int }
+	by := make(map[string]*acc)
+	get := func(e string) *acc {
+		a := by[e]
+		if a == nil {
+			a = &acc{}
+			by[e] = a
+		}
+		return a
+	}
+	for i := range c.runs {
+		r := &c.runs[i]
+		if r.Edge == "" {
+			continue
+		}
+		a := get(r.Edge)
+		switch {
+		case !r.Failed:
+			a.pt++
+		case r.Explained:
+			a.ft++
+		default:
+			a.ft++
+			a.ut++
+		}
+	}
+	for _, ri := range runs {
+		r := &c.runs[ri]
+		if r.Edge == "" {
+			continue
+		}
+		a := by[r.Edge]
+		switch {
+		case !r.Failed:
+			a.p++
+		case r.Explained:
+			a.f++
+		default:
+			a.f++
+			a.u++
+		}
+	}
+	var out []EdgeCounts
+	for e, a := range by {
+		if a.f == 0 && a.p == 0 {
+			continue
+		}
+		ec := EdgeCounts{Edge: e, Counts: Counts{Failed: a.f, FailedTotal: a.ft, Passed: a.p, PassedTotal: a.pt,
+			Unexplained: a.u, UnexplTotal: a.ut, P: pGreater(a.f, a.ft, a.p, a.pt)}}
+		ec.PConcentrated = pGreater(a.f, a.ft, all.Failed-a.f, all.FailedTotal-a.ft)
+		out = append(out, ec)
+	}
+	slices.SortFunc(out, func(a, b EdgeCounts) int {
+		return cmp.Or(cmp.Compare(a.P, b.P), -cmp.Compare(a.Failed, b.Failed), strings.Compare(a.Edge, b.Edge))
+	})
+	return out
+}
+
+// edgeScore is the ranking score of runs: the smaller of the overall
+// p-value and the best edge's, the latter multiplied by the number of
+// edges it was chosen from (Bonferroni), so that a failure concentrated on
+// one edge ranks high without every edge being a chance to look lucky.
+func (c *Collector) edgeScore(runs []uint32, cnt Counts) (float64, []EdgeCounts) {
+	edges := c.edgeCounts(runs, cnt)
+	score := cnt.P
+	if len(edges) > 1 {
+		score = min(score, edges[0].P*float64(len(edges)))
+	}
+	return score, edges
+}
+
+// generic reports whether runs are nearly every failed run of their jobs,
+// on more than one edge: a message that comes with any failure.
+func (c *Collector) generic(runs []uint32) bool {
+	jobs := make(map[string]bool)
+	edges := make(map[string]bool)
+	hits := 0
+	for _, ri := range runs {
+		r := &c.runs[ri]
+		jobs[r.Job] = true
+		edges[r.Edge] = true
+		if r.Failed {
+			hits++
+		}
+	}
+	if len(jobs) < 2 && len(edges) < 2 {
+		return false
+	}
+	failed := 0
+	for i := range c.runs {
+		if r := &c.runs[i]; r.Failed && jobs[r.Job] {
+			failed++
+		}
+	}
+	return failed >= 10 && float64(hits) >= genericShare*float64(failed)
+}
+
+// build makes a cluster's rule and counts the runs the rule finds among
+// all the templates gathered.
+func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, bool) {
+	lead := cl.members[0]
+	lines := commonLines(cl)
+	// The first line that the most members share: a message says what
+	// failed first and its details after.
+	best := -1
+	for i, l := range lines {
+		if l.literal < minLiteral || words(l.toks) < minWords {
+			continue
+		}
+		if best < 0 || len(l.members) > len(lines[best].members) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Proposal{}, false
+	}
+	line := lines[best]
+	xml := lead.kind == KindJUnit && !lead.byName
+	var pattern string
+	var re *regexp.Regexp
+	for _, wide := range []bool{false, true} {
+		pattern = expression(line.toks, xml, wide)
+		if lead.byName {
+			pattern = "^" + pattern + "$"
+		}
+		var err error
+		if re, err = regexp.Compile(pattern); err != nil {
+			return Proposal{}, false
+		}
+		if matchesLine(re, lead.example[0]) {
+			break
+		}
+	}
+	files := []string{JUnitFiles}
+	if lead.kind == KindLog {
+		files = nil
+		for _, m := range cl.members {
+			for _, f := range m.files {
+				if !slices.Contains(files, f) {
+					files = append(files, f)
+				}
+			}
+		}
+		slices.Sort(files)
+		if len(files) == 0 {
+			return Proposal{}, false
+		}
+	}
+	// The runs the rule finds: every template of the same kind with an
+	// example it matches (in a file it reads, for a log line). The longest
+	// word of the line must be in the example first, which most fail.
+	must := ""
+	for _, t := range line.toks {
+		if isAlnum(t.text[0]) && !isPlaceholder(t.text) && len(t.text) > len(must) {
+			must = t.text
+		}
+	}
+	var found []*template
+	for _, tp := range all {
+		if tp.kind != lead.kind || tp.byName != lead.byName {
+			continue
+		}
+		if lead.kind == KindLog && !overlaps(tp.files, files) {
+			continue
+		}
+		for _, ex := range tp.example {
+			if strings.Contains(ex, must) && matchesLine(re, ex) {
+				found = append(found, tp)
+				break
+			}
+		}
+	}
+	if len(found) == 0 {
+		return Proposal{}, false
+	}
+	runs := c.unionRuns(found)
+	cnt := c.count(runs, tot)
+	score, edges := c.edgeScore(runs, cnt)
+	p := Proposal{
+		Kind: lead.kind, Pattern: pattern, Files: files, Template: lead.text,
+		Counts: cnt, Edges: edges, Generic: c.generic(runs), score: score,
+	}
+	for _, ex := range lead.example {
+		p.Examples = append(p.Examples, capText(ex, 1024))
+	}
+	if len(edges) > 1 && edges[0].PConcentrated < c.opts.Alpha {
+		edges[0].Concentrated = true
+		p.Edge = edges[0].Edge
+	}
+	for _, ri := range runs {
+		r := &c.runs[ri]
+		p.Runs = append(p.Runs, RunRef{Job: r.Job, BuildID: r.BuildID})
+	}
+	slices.SortFunc(p.Runs, func(a, b RunRef) int { return cmp.Or(strings.Compare(a.Job, b.Job), cmp.Compare(a.BuildID, b.BuildID)) })
+	shown := display(line.toks)
+	h := fnv.New32a()
+	h.Write([]byte(pattern))
+	s := slug(line.toks)
+	if s == "" {
+		s = "failure"
+	}
+	p.ID = fmt.Sprintf("suggested-%s-%04x", s, h.Sum32()&0xffff)
+	switch {
+	case lead.byName:
+		p.Title = "test fails without a message: " + shown
+	case lead.kind == KindLog:
+		p.Title = "log line: " + shown
+	default:
+		p.Title = shown
+	}
+	p.rule = classify.Rule{ID: p.ID, Title: p.Title, Files: files}
+	if lead.byName {
+		p.rule.Match = []classify.Matcher{{JUnit: &classify.JUnitMatcher{Name: pattern}}}
+	} else {
+		p.rule.Match = []classify.Matcher{{Lines: &classify.LinesMatcher{Any: []string{pattern}}}}
+	}
+	return p, true
+}
+
+// matchesLine reports whether re matches a line of text.
+func matchesLine(re *regexp.Regexp, text string) bool {
+	for line := range strings.SplitSeq(text, "\n") {
+		if re.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
+
+func overlaps(a, b []string) bool {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,176 @@
+package suggest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/openshift-eng/prowcrawl/classify"
+)
+
+// corpus is a generated set of runs and failure texts: noise that fails
+// and passes alike, a wrapper message in every failed run, and a planted
+// failure mode no rule covers, in three wordings, in failed runs of one
+// edge and in two passed runs.
+type corpus struct {
+	runs    []Run
+	texts   []Text
+	planted map[int]bool
+}
+
+var plantedWordings = []string{
+	`fail [github.com/openshift/origin/test/extended/router/metrics.go:%d]: Unexpected error: router pod router-default-%s-%s on node ip-10-0-%d-%d.ec2.internal lost its lease to ingress-canary after %ds`,
+	`fail [github.com/openshift/origin/test/extended/router/metrics.go:%d]: Unexpected error: router pod router-default-%s-%s on node ip-10-0-%d-%d.ec2.internal lost its lease to the ingress canary after %ds`,
+	`fail [github.com/openshift/origin/test/extended/router/metrics.go:%d]: Unexpected error: router pod router-default-%s-%s on node ip-10-0-%d-%d.us-east-2.compute.internal lost its lease after %ds`,
+}
+
+var noise = []string{
+	"fail [k8s.io/kubernetes/test/e2e/network/dns_common.go:%d]: Unexpected error:\n    <*errors.errorString | 0xc%09x>: \n    timed out waiting for the condition\noccurred",
+	"fail [k8s.io/kubernetes/test/e2e/storage/framework/volume_resource.go:252]: PersistentVolumeClaims [pvc-%s] not all in phase Bound within 5m0s",
+	"fail [github.com/openshift/origin/test/extended/etcd/leader_changes.go:57]: Leader changes observed during test run: %d",
+	"1 failures to create the sandbox",
+	"fail [k8s.io/kubernetes/test/e2e/network/conntrack.go:277]: Failed to connect to backend %d",
+	`fail [k8s.io/kubernetes/test/e2e/apps/deployment.go:882]: error waiting for deployment "test-rollover-deployment" status to match expectation: timed out after %ds`,
+}
+
+func k8sName(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = k8sAlphabet[r.IntN(len(k8sAlphabet))]
+	}
+	return string(b)
+}
+
+func genCorpus(seed uint64, nRuns int) corpus {
+	r := rand.New(rand.NewPCG(seed, 15))
+	edges := []string{"4.13->4.14 minor", "4.12->4.13 minor", "4.14 micro"}
+	c := corpus{planted: make(map[int]bool)}
+	passedPlanted := 0
+	for i := range nRuns {
+		e := edges[i%len(edges)]
+		run := Run{Job: "periodic-" + strings.ReplaceAll(strings.Fields(e)[0], ">", "") + "-upgrade", BuildID: int64(1_700_000_000_000_000_000 + i), Edge: e}
+		run.Failed = r.Float64() < 0.45
+		run.Explained = run.Failed && r.Float64() < 0.4
+		c.runs = append(c.runs, run)
+		add := func(s string) { c.texts = append(c.texts, Text{Run: i, Kind: KindJUnit, Test: "t", Text: s}) }
+		for _, n := range noise {
+			if r.Float64() < 0.06 || (run.Failed && r.Float64() < 0.04) {
+				if n = strings.ReplaceAll(n, "%s", k8sName(r, 5)); strings.Contains(n, "%") {
+					n = fmt.Sprintf(n, r.IntN(900)+100)
+				}
+				add(n)
+			}
+		}
+		plant := (run.Failed && e == edges[0] && r.Float64() < 0.6) || (!run.Failed && passedPlanted < 2 && r.Float64() < 0.02)
+		if plant {
+			if !run.Failed {
+				passedPlanted++
+			}
+			c.planted[i] = true
+			w := plantedWordings[r.IntN(len(plantedWordings))]
+			add(fmt.Sprintf(w, 40+r.IntN(3), k8sName(r, 10), k8sName(r, 5), r.IntN(255), r.IntN(255), r.IntN(300)))
+		}
+		if run.Failed {
+			add(fmt.Sprintf("could not watch pod: the pod ci-op-%s/e2e-aws-ovn-upgrade-openshift-e2e-test failed after 1h%dm%ds (failed containers: test): ContainerFailed one or more containers exited", k8sName(r, 8), r.IntN(60), r.IntN(60)))
+		}
+	}
+	return c
+}
+
+func proposeAll(t *testing.T, c corpus, opts Options) Result {
+	t.Helper()
+	col := New(c.runs, opts)
+	for _, tx := range c.texts {
+		col.Add(tx)
+	}
+	res, err := col.Propose(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestPlanted: the top proposal is the planted failure mode, with 95 %
+// precision and recall, and its rule, run by classify's engine over JUnit
+// lines as a file writes them, finds it.
+func TestPlanted(t *testing.T) {
+	c := genCorpus(1, 600)
+	res := proposeAll(t, c, Options{})
+	if len(res.Proposals) == 0 {
+		t.Fatalf("no proposals; %+v", res)
+	}
+	for i, p := range res.Proposals {
+		t.Logf("%d %s generic=%v p=%.3g score=%.3g f=%d/%d u=%d p=%d/%d %s", i, p.ID, p.Generic, p.P, p.score, p.Failed, p.FailedTotal, p.Unexplained, p.Passed, p.PassedTotal, p.Pattern)
+	}
+	top := res.Proposals[0]
+	tp := 0
+	for _, ref := range top.Runs {
+		i := int(ref.BuildID - 1_700_000_000_000_000_000)
+		if c.planted[i] {
+			tp++
+		}
+	}
+	precision, recall := float64(tp)/float64(len(top.Runs)), float64(tp)/float64(len(c.planted))
+	if precision < 0.95 || recall < 0.95 {
+		t.Errorf("top proposal %s: precision %.2f, recall %.2f over %d planted runs", top.ID, precision, recall, len(c.planted))
+	}
+	if top.Edge != "4.13->4.14 minor" {
+		t.Errorf("top proposal not concentrated on the planted edge: %q %+v", top.Edge, top.Edges)
+	}
+	rules, err := classify.ParseRules("proposed.yaml", RulesFile(res.Proposals))
+	if err != nil {
+		t.Fatalf("the proposals are not a valid rules file: %v\n%s", err, RulesFile(res.Proposals))
+	}
+	eng, err := classify.NewEngine(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each planted text, written as a JUnit file writes a failure.
+	for _, tx := range c.texts {
+		if !c.planted[tx.Run] || !strings.Contains(tx.Text, "lost its lease") {
+			continue
+		}
+		xml := `<testcase name="t"><failure message="` + xmlEscape(tx.Text) + `">` + xmlEscape(tx.Text) + "</failure></testcase>\n"
+		s := eng.Begin(classify.RunInfo{})
+		if err := s.File(t.Context(), "artifacts/e2e/junit/junit_e2e.xml", strings.NewReader(xml)); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, m := range s.Matches() {
+			found = found || m.Symptom == top.ID
+		}
+		if !found {
+			t.Errorf("the rule %s misses %q", top.Pattern, xml)
+		}
+	}
+}
+
+func xmlEscape(s string) string {
+	return strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&#34;", "'", "&#39;", "\n", "&#xA;").Replace(s)
+}
+
+// TestDeterministic: the same texts, in another order within each run,
+// give the same proposals.
+func TestDeterministic(t *testing.T) {
+	c := genCorpus(2, 400)
+	a := proposeAll(t, c, Options{})
+	shuffled := slices.Clone(c.texts)
+	r := rand.New(rand.NewPCG(9, 9))
+	// Shuffle within each run: texts come run by run.
+	for lo := 0; lo < len(shuffled); {
+		hi := lo
+		for hi < len(shuffled) && shuffled[hi].Run == shuffled[lo].Run {
+			hi++
+		}
+		r.Shuffle(hi-lo, func(i, j int) { shuffled[lo+i], shuffled[lo+j] = shuffled[lo+j], shuffled[lo+i] })
+		lo = hi
+	}
+	c.texts = shuffled
+	b := proposeAll(t, c, Options{})
+	if len(a.Proposals) == 0 || !reflect.DeepEqual(RulesFile(a.Proposals), RulesFile(b.Proposals)) {
+		t.Errorf("proposals differ:\n%s\n---\n%s", RulesFile(a.Proposals), RulesFile(b.Proposals))
+	}
+}
