@@ -1,0 +1,110 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// Classified is what `prowcrawl classify` found in one run or file: the
+// fields of crawler.Finding, which converts to it.
+type Classified struct {
+	Path     string
+	Started  time.Time // zero when the run's started.json is not there
+	Result   string    // "" when finished.json is not there
+	Matches  []db.RunSymptom
+	Problems []db.RunError // artifacts that could not be read or parsed
+}
+
+// The formats of `prowcrawl classify`.
+const (
+	ClassifyTable = "table"
+	ClassifyJSON  = "json"
+)
+
+// WriteClassified renders what classify found: a few lines per run for a
+// terminal, or JSON (a list with one object per run: path, started, result,
+// symptoms with their first evidence, problems). The JSON names are stable.
+func WriteClassified(w io.Writer, cs []Classified, format string) error {
+	if format == ClassifyJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(classifiedJSON(cs))
+	}
+	for i, c := range cs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		writeClassified(w, c)
+	}
+	return nil
+}
+
+func writeClassified(w io.Writer, f Classified) {
+	head := f.Path
+	if !f.Started.IsZero() {
+		head += ", started " + f.Started.Format(time.RFC3339)
+	}
+	if f.Result != "" {
+		head += ", " + f.Result
+	}
+	fmt.Fprintln(w, head)
+	if len(f.Matches) == 0 {
+		fmt.Fprintln(w, "  no symptom found")
+	}
+	for _, m := range f.Matches {
+		where := m.File
+		if m.Line > 0 {
+			where = fmt.Sprintf("%s:%d", m.File, m.Line)
+		}
+		if where == "" {
+			where = "run metadata"
+		}
+		at := ""
+		if !m.At.IsZero() {
+			at = " at " + m.At.Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "  %s: %d hits, first in %s%s\n", m.SymptomID, m.Hits, where, at)
+		if m.Excerpt != "" {
+			fmt.Fprintf(w, "    %s\n", m.Excerpt)
+		}
+	}
+	for _, p := range f.Problems {
+		fmt.Fprintf(w, "  could not use %s (%s): %s\n", p.Object, p.Kind, p.Message)
+	}
+}
+
+type matchJSON struct {
+	Symptom string    `json:"symptom"`
+	Hits    int       `json:"hits"`
+	File    string    `json:"file,omitempty"`
+	Line    int       `json:"line,omitempty"`
+	Excerpt string    `json:"excerpt,omitempty"`
+	At      time.Time `json:"at,omitzero"`
+}
+
+type findingJSON struct {
+	Path     string      `json:"path"`
+	Started  time.Time   `json:"started,omitzero"`
+	Result   string      `json:"result,omitempty"`
+	Symptoms []matchJSON `json:"symptoms"`
+	Problems []string    `json:"problems,omitempty"`
+}
+
+func classifiedJSON(cs []Classified) []findingJSON {
+	out := make([]findingJSON, 0, len(cs))
+	for _, f := range cs {
+		j := findingJSON{Path: f.Path, Started: f.Started, Result: f.Result, Symptoms: []matchJSON{}}
+		for _, m := range f.Matches {
+			j.Symptoms = append(j.Symptoms, matchJSON{Symptom: m.SymptomID, Hits: m.Hits, File: m.File, Line: m.Line, Excerpt: m.Excerpt, At: m.At})
+		}
+		for _, p := range f.Problems {
+			j.Problems = append(j.Problems, p.Object+": "+p.Message)
+		}
+		out = append(out, j)
+	}
+	return out
+}
