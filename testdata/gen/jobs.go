@@ -86,6 +86,10 @@ type plan struct {
 	// oneNode: a single-node cluster, where a pod-address timeout (podNet)
 	// is not pod-network-cross-node: one node has no cross-node traffic.
 	oneNode bool
+	// noNetTest: the pod-network breakage fails no networking e2e test
+	// (the population jobs: their failures must not outnumber the ones a
+	// test of suggest plants).
+	noNetTest bool
 }
 
 // symptoms lists the built-in symptom ids the plan plants, sorted.

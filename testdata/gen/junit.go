@@ -169,7 +169,7 @@ func writeJUnit(b *bucket, name string, v any) {
 func conformanceSuite(r *run) suite {
 	p := r.plan
 	var must []string
-	podNetFails := p.podNet != "" && p.result == failure
+	podNetFails := p.podNet != "" && p.result == failure && !p.noNetTest
 	if podNetFails {
 		must = append(must, testIntraPod)
 	}
