@@ -25,12 +25,14 @@ lint: deps
 
 check: lint test
 
-## demo: crawl the bundled sample bucket into $(DB) and show what is in it.
+## demo: crawl the bundled sample bucket into $(DB), show what is in it and
+## what its failed runs share that no rule explains.
 ## Run it twice: the second crawl reads nothing it has already stored.
 demo: build
 	$(BIN) crawl --bucket testdata/bucket --mirror-of gs://test-platform-results-public --db $(DB) --since 2019-01-01 --presubmits
 	$(BIN) status --db $(DB) --runs 40
 	$(BIN) report --db $(DB)
+	$(BIN) suggest --db $(DB) --top 5
 
 ## bench: every Go benchmark, then the engine beside ripgrep and grep.
 bench:

@@ -45,6 +45,9 @@ type Options struct {
 	// their own): a JUnit or clusterversion.json file is read as one
 	// wherever it is, not only under artifacts/.
 	Loose bool
+	// Now is the reader's clock, which bounds the times the run's files
+	// may give (see prow.ArtifactTime); zero means time.Now.
+	Now time.Time
 	// Topology is the cluster topology of the run's job (from its name),
 	// for the rules limited to some topologies; empty when unknown.
 	Topology string
@@ -177,6 +180,14 @@ func (r *reading) ahead(ctx context.Context, files []File) func() {
 	return r.run.Ahead.ReadAhead(ctx, files)
 }
 
+// now is the reader's clock (Options.Now).
+func (r *reading) now() time.Time {
+	if r.opts.Now.IsZero() {
+		return time.Now()
+	}
+	return r.opts.Now
+}
+
 func (r *reading) read(ctx context.Context) error {
 	p := r.plan()
 	run := &r.res.Record.Run
@@ -198,14 +209,20 @@ func (r *reading) read(ctx context.Context) error {
 
 	start := r.opts.Start
 	if p.started != nil {
-		var started prow.Started
-		if err := r.json(ctx, p.started, func(b []byte) (err error) {
-			started, err = prow.ParseStarted(b)
+		// A time that cannot be a run's is a parse problem of its file,
+		// and the run is kept out of the rates like one whose metadata
+		// is unreadable.
+		var at time.Time
+		if err := r.json(ctx, p.started, func(b []byte) error {
+			started, err := prow.ParseStarted(b)
+			if err == nil {
+				at, err = prow.ArtifactTime(started.Timestamp, r.now())
+			}
 			return err
 		}); err != nil && !r.opts.Triage {
 			return err
 		} else if err == nil {
-			run.StartedAt = time.Unix(started.Timestamp, 0).UTC()
+			run.StartedAt = at
 			start = run.StartedAt
 		}
 		if r.opts.Keep != nil && !r.opts.Keep(run.StartedAt) {
@@ -225,19 +242,24 @@ func (r *reading) read(ctx context.Context) error {
 	run.Result = "pending"
 	if p.finished != nil {
 		var fin prow.Finished
+		var end time.Time
 		err := r.json(ctx, p.finished, func(b []byte) (err error) {
 			fin, err = prow.ParseFinished(b)
+			if err == nil && fin.Timestamp > 0 {
+				if end, err = prow.ArtifactTime(fin.Timestamp, r.now()); err == nil {
+					err = prow.CheckRunTimes(run.StartedAt, end)
+				}
+			}
 			return err
 		})
 		if err != nil && !r.opts.Triage {
 			return err
 		} else if err == nil {
 			run.Result = resultOf(fin.Result, fin.Passed)
-			if fin.Timestamp > 0 {
-				run.FinishedAt = time.Unix(fin.Timestamp, 0).UTC()
-			}
+			run.FinishedAt = end
 		}
-	} else if st := prow.NormalizeResult(pj.State); isFinal(st) && !pj.CompletionTime.IsZero() {
+	} else if st := prow.NormalizeResult(pj.State); isFinal(st) && !pj.CompletionTime.IsZero() &&
+		prow.CheckTime(pj.CompletionTime, r.now()) == nil && prow.CheckRunTimes(run.StartedAt, pj.CompletionTime) == nil {
 		// Prow gave up on the pod and never uploaded finished.json.
 		run.Result = st
 		run.FinishedAt = pj.CompletionTime.UTC()
@@ -357,7 +379,8 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 		if file != "" {
 			file = r.run.Dir + file
 		}
-		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, LastAt: m.LastAt})
+		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, LastAt: m.LastAt,
+			RuleHash: r.opts.Rules.RuleHash(m.Symptom)})
 	}
 	return out
 }

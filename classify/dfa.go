@@ -42,6 +42,7 @@ type lazyDFA struct {
 	// matches the automaton skips to the next of them.
 	first []byte
 	pool  sync.Pool // of *dfaCache
+	id    int       // numbers the engine's automata: a Scan keeps its caches by it
 }
 
 // maxFirst is the most bytes a match may start with for the automaton
@@ -443,13 +444,11 @@ func newFastRegexp(re *regexp.Regexp) *fastRegexp {
 	return &fastRegexp{re: re, dfa: newLazyDFA(re.String())}
 }
 
-// matches reports whether f's regexp matches text.
-func matches[T dfaText](f *fastRegexp, text T) bool {
+// matches reports whether f's regexp matches text, with the automaton's
+// cache that s holds.
+func matches[T dfaText](s *Scan, f *fastRegexp, text T) bool {
 	if f.dfa != nil {
-		c := f.dfa.get()
-		m, ok := dfaMatchText(c, text)
-		f.dfa.put(c)
-		if ok {
+		if m, ok := dfaMatchText(s.cache(f.dfa), text); ok {
 			return m
 		}
 	}
@@ -473,11 +472,24 @@ func cidrDFA(pattern string, group int, prefixes []netip.Prefix) *lazyDFA {
 		return nil
 	}
 	var alts []string
+	v4, v6 := false, false
 	for _, p := range prefixes {
-		alts = append(alts, prefixPattern(p))
+		if p.Addr().Is4() {
+			alts = append(alts, prefixPattern(p))
+			v4 = true
+		} else {
+			v6 = true
+		}
 	}
-	// Any IPv6 form holds a colon, an IPv4 address written as IPv6 too.
-	alts = append(alts, `(?s:.*:.*)`)
+	if v4 {
+		// An IPv4 address written as IPv6 (::ffff:10.128.0.1) holds the
+		// group ffff, in either case.
+		alts = append(alts, `(?is:.*ffff.*)`)
+	}
+	if v6 {
+		// Any IPv6 address holds a colon.
+		alts = append(alts, `(?s:.*:.*)`)
+	}
 	addr, err := syntax.Parse(strings.Join(alts, "|"), syntax.Perl)
 	if err != nil {
 		return nil
@@ -504,15 +516,11 @@ func cidrDFA(pattern string, group int, prefixes []netip.Prefix) *lazyDFA {
 	return dfaOf(re)
 }
 
-// prefixPattern is an expression that the IPv4 addresses of p, written as
-// netip.ParseAddr reads them, match: its fixed octets, the values of a
-// partly fixed one, and digits for the rest. An IPv6 prefix holds only
-// addresses with a colon.
+// prefixPattern is an expression that the addresses of the IPv4 prefix p,
+// written as netip.ParseAddr reads them, match: its fixed octets, the
+// values of a partly fixed one, and digits for the rest.
 func prefixPattern(p netip.Prefix) string {
 	p = p.Masked()
-	if !p.Addr().Is4() {
-		return `(?s:.*:.*)`
-	}
 	a := p.Addr().As4()
 	var octets []string
 	for k := range 4 {

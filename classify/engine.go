@@ -38,6 +38,7 @@ func NewEngine(rules []Rule) (*Engine, error) {
 	var errs []error
 	seen := make(map[string]bool)
 	var globs []string
+	ndfa := 0
 	e.rules = slices.DeleteFunc(e.rules, func(r Rule) bool { return r.Disabled })
 	for i := range e.rules {
 		r := &e.rules[i]
@@ -60,10 +61,11 @@ func NewEngine(rules []Rule) (*Engine, error) {
 		if len(ferrs) > 0 {
 			continue
 		}
-		cr.index = len(e.compiled)
+		cr.index, cr.hash = len(e.compiled), r.Hash()
 		for _, m := range cr.matchers {
 			m.id, m.rule = len(e.matchers), cr.index
 			m.probes = probesOf(m)
+			ndfa = numberDFAs(m, ndfa)
 			e.matchers = append(e.matchers, m)
 		}
 		e.compiled = append(e.compiled, cr)
@@ -204,6 +206,7 @@ const (
 // compiledRule is a checked rule with its globs and regexes compiled.
 type compiledRule struct {
 	rule     *Rule
+	hash     string // rule.Hash()
 	index    int
 	files    *regexp.Regexp
 	matchers []*compiledMatcher
@@ -331,6 +334,27 @@ func probesOf(m *compiledMatcher) []*probe {
 		}
 	}
 	return out
+}
+
+// numberDFAs numbers the automata of m's probes from n, and returns the
+// next number.
+func numberDFAs(m *compiledMatcher, n int) int {
+	number := func(d *lazyDFA) {
+		if d != nil {
+			d.id = n
+			n++
+		}
+	}
+	for _, pr := range m.probes {
+		if pr.fast != nil {
+			number(pr.fast.dfa)
+		}
+		number(pr.cidr)
+	}
+	for _, f := range append(slices.Clone(m.all), m.not...) {
+		number(f.dfa)
+	}
+	return n
 }
 
 // program is what one file is matched with: the probes of the rules whose

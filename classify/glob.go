@@ -2,6 +2,7 @@ package classify
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -122,4 +123,15 @@ func globClass(g string) (int, string, error) {
 		first = false
 	}
 	return 0, "", errors.New("unclosed [")
+}
+
+// CompileGlob compiles a glob of the rules' files syntax ("**/build-log.txt",
+// "artifacts/*/gather-extra/**/*.log") into an expression that matches the
+// whole of a path relative to a run's directory.
+func CompileGlob(glob string) (*regexp.Regexp, error) {
+	re, err := globRegexp(glob)
+	if err != nil {
+		return nil, fmt.Errorf("glob %q: %w", glob, err)
+	}
+	return regexp.Compile(`^(?:` + re + `)$`)
 }

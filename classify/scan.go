@@ -68,8 +68,9 @@ type Scan struct {
 	probes     []int32
 	spans      []span
 	spareSpans [3][]span
-	cat        []byte    // candidate lines, together
-	catLines   []catLine // where they came from
+	dfas       []*dfaCache // by lazyDFA id, taken from their pools for a file
+	cat        []byte      // candidate lines, together
+	catLines   []catLine   // where they came from
 }
 
 // matcherState is the evidence one matcher found in a run so far.
@@ -198,6 +199,7 @@ func (s *Scan) FileAt(ctx context.Context, rel string, order int, r io.Reader) e
 	if err != nil {
 		return err
 	}
+	defer s.releaseCaches()
 	f := &fileState{p: p, rel: rel, file: order, lineNo: 1}
 	switch kind {
 	case fileDisruption:
@@ -359,7 +361,9 @@ func (s *Scan) text(ctx context.Context, f *fileState, r io.Reader) error {
 		}
 		if len(blk) > 0 {
 			s.block(f, blk)
-			f.lineNo += bytes.Count(blk, []byte{'\n'})
+			if s.needsLines(f) {
+				f.lineNo += bytes.Count(blk, []byte{'\n'})
+			}
 		}
 		if last {
 			return readError(rerr)
@@ -375,6 +379,44 @@ func (s *Scan) text(ctx context.Context, f *fileState, r io.Reader) error {
 		}
 		carry = copy(buf, rest)
 	}
+}
+
+// cache returns the cache of d that the scan holds, taking one from d's
+// pool when it holds none.
+func (s *Scan) cache(d *lazyDFA) *dfaCache {
+	if d.id >= len(s.dfas) {
+		s.dfas = append(s.dfas, make([]*dfaCache, d.id+1-len(s.dfas))...)
+	}
+	c := s.dfas[d.id]
+	if c == nil {
+		c = d.get()
+		s.dfas[d.id] = c
+	}
+	return c
+}
+
+// releaseCaches gives the automata's caches back to their pools.
+func (s *Scan) releaseCaches() {
+	for i, c := range s.dfas {
+		if c != nil {
+			c.d.put(c)
+			s.dfas[i] = nil
+		}
+	}
+}
+
+// needsLines reports whether a matcher of the file may still take its
+// evidence, and so its line number, from the file. Once none may, the
+// file's lines are no longer counted: a line number is kept only as
+// evidence, and a matcher with evidence from this file or one before it
+// takes no other.
+func (s *Scan) needsLines(f *fileState) bool {
+	for _, m := range f.p.matchers {
+		if st := &s.state[m.id]; !st.has || f.file < st.ev.file {
+			return true
+		}
+	}
+	return false
 }
 
 // fill reads into p until it is full or r fails; unlike io.ReadFull it
@@ -564,11 +606,11 @@ func (s *Scan) line(f *fileState, raw []byte, start int, probes []int32) {
 				if w := s.wins[pr.matcher.id]; w == nil || w.head == len(w.firsts) {
 					continue
 				}
-				if timedLine() && matches(pr.fast, timed.Text) {
+				if timedLine() && matches(s, pr.fast, timed.Text) {
 					s.seqThen(f, pr.matcher, &timed, line, start)
 				}
 			case pass == 1 && pr.kind == probeFirst:
-				if timedLine() && matches(pr.fast, timed.Text) {
+				if timedLine() && matches(s, pr.fast, timed.Text) {
 					s.seqFirst(f, pr.matcher, &timed, line, start)
 				}
 			}
@@ -589,12 +631,12 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 	}
 	st.decided = s.serial
 	for _, re := range m.all {
-		if !matches(re, line) {
+		if !matches(s, re, line) {
 			return
 		}
 	}
 	for _, re := range m.not {
-		if matches(re, line) {
+		if matches(s, re, line) {
 			return
 		}
 	}
@@ -616,13 +658,10 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 // group inside one of cidr when that is set.
 func (s *Scan) matchAny(pr *probe, line []byte, cidr []netip.Prefix) bool {
 	if len(cidr) == 0 || pr.ipGroup < 0 {
-		return matches(pr.fast, line)
+		return matches(s, pr.fast, line)
 	}
 	if pr.cidr != nil {
-		c := pr.cidr.get()
-		m, ok := dfaMatchText(c, line)
-		pr.cidr.put(c)
-		if ok && !m {
+		if m, ok := dfaMatchText(s.cache(pr.cidr), line); ok && !m {
 			return false
 		}
 	}

@@ -1,14 +1,20 @@
 package crawler
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"cloud.google.com/go/storage"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+	"github.com/sourcegraph/conc/pool"
+	"google.golang.org/api/iterator"
 
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -57,13 +63,79 @@ func BenchmarkCrawlLatency(b *testing.B) {
 	// The first crawl, untimed and without latency, records the
 	// emulator's answers; every crawl must find the runs it found.
 	e.latency = 0
+	e.counts()
 	e.record(true)
 	first, err := crawl(32)
 	if err != nil {
 		b.Fatal(err)
 	}
 	e.record(false)
+	e.mu.Lock()
+	queries := e.queries
+	e.mu.Unlock()
+	_, reads := e.counts()
 	e.latency = latency
+	// The yardstick: a bare storage client making the crawl's requests
+	// (its listings, then its downloads, read whole) 32 at once, through
+	// the same emulator, without parsing, classifying or storing.
+	client, err := storage.NewClient(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer client.Close()
+	bkt := client.Bucket("bucket")
+	bare := func(ctx context.Context) error {
+		p := pool.New().WithContext(ctx).WithMaxGoroutines(32)
+		for _, q := range queries {
+			p.Go(func(ctx context.Context) error {
+				sq := &storage.Query{Prefix: q.Get("prefix"), Delimiter: q.Get("delimiter"), StartOffset: q.Get("startOffset")}
+				it := bkt.Objects(ctx, sq)
+				for {
+					if _, err := it.Next(); errors.Is(err, iterator.Done) {
+						return nil
+					} else if err != nil {
+						return err
+					}
+				}
+			})
+		}
+		for _, name := range reads {
+			p.Go(func(ctx context.Context) error {
+				r, err := bkt.Object(name).NewReader(ctx)
+				if err != nil {
+					return err
+				}
+				defer r.Close()
+				_, err = io.Copy(io.Discard, r)
+				return err
+			})
+		}
+		return p.Wait()
+	}
+	for _, answers := range []string{"replayed", "emulator"} {
+		b.Run(fmt.Sprintf("bare-client/answers=%s/concurrency=32", answers), func(b *testing.B) {
+			e.replayRecorded(answers == "replayed")
+			var requests int
+			for b.Loop() {
+				e.mu.Lock()
+				before := e.methods["GET"]
+				e.mu.Unlock()
+				if err := bare(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+				e.mu.Lock()
+				requests = e.methods["GET"] - before
+				e.mu.Unlock()
+			}
+			wall := b.Elapsed().Seconds() / float64(b.N)
+			ideal := float64(requests) * latency.Seconds() / 32
+			b.ReportMetric(float64(requests), "requests")
+			b.ReportMetric(ideal, "ideal-s")
+			b.ReportMetric(wall, "wall-s")
+			b.ReportMetric(100*ideal/wall, "%-of-ideal")
+		})
+	}
+
 	for _, bc := range []struct {
 		conc     int
 		replayed bool

@@ -15,6 +15,7 @@ import (
 	"github.com/sourcegraph/conc/pool"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -40,6 +41,9 @@ type Config struct {
 	RetryGivenUp bool
 	// Rules classifies each run's failures by symptom; nil skips it.
 	Rules *classify.Engine
+	// Cache, unless nil, keeps every object a run's reading downloads, so
+	// that reclassify and search read it again without the bucket.
+	Cache *cache.Cache
 	// MaxObjectBytes caps what is read of one log (after decompression);
 	// a longer one is matched on its first part and recorded.
 	MaxObjectBytes int64
@@ -325,6 +329,9 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 	const maxWait = 100 * time.Millisecond // or with one this old
 	var recs []db.Record
 	var n int
+	// What the batch's runs count, added to sum once they are committed:
+	// a batch rolled back (a full disk) stored none of them.
+	var batch Summary
 	cursors := make(map[string]*cursorTracker)
 	moved := make(map[string]db.Cursor)
 	flush := func() error {
@@ -339,6 +346,13 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 		if err := c.db.Write(ctx, recs, cs); err != nil {
 			return err
 		}
+		sum.New += batch.New
+		sum.Updated += batch.Updated
+		sum.Pending += batch.Pending
+		sum.Errors += batch.Errors
+		sum.GivenUp += batch.GivenUp
+		sum.Problems += batch.Problems
+		batch = Summary{}
 		if c.cfg.Progress != nil && n > 0 {
 			c.cfg.Progress.Add(n)
 		}
@@ -358,7 +372,11 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 		}
 		n++
 		c.attempt(r)
-		c.account(r, sum)
+		if r.rec == nil {
+			sum.Skipped++ // nothing to store
+		} else {
+			c.account(r, &batch)
+		}
 		if r.rec != nil {
 			recs = append(recs, *r.rec)
 		}
@@ -436,10 +454,6 @@ func (c *Crawler) attempt(r result) {
 }
 
 func (c *Crawler) account(r result, sum *Summary) {
-	if r.rec == nil {
-		sum.Skipped++
-		return
-	}
 	run := r.rec.Run
 	if r.task.known {
 		sum.Updated++

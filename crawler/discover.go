@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -76,7 +77,10 @@ func (c *Crawler) discover(ctx context.Context, out chan<- *jobPlan) (planned, u
 		c.cfg.Progress.Jobs(len(jobs))
 	}
 	var mu sync.Mutex
-	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError()
+	// The first error is the cause; the others are the cancellation it
+	// brought, which must not make a database error look like an
+	// interrupt.
+	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError().WithFirstError()
 	for _, j := range jobs {
 		p.Go(func(ctx context.Context) error {
 			plan, err := c.planJob(ctx, j)
@@ -161,6 +165,11 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if hasCursor && !plausibleCursor(cur.BuildID, c.cfg.Now()) {
+		// No id Prow has issued yet: a cursor that would stop the job.
+		c.log.Warn("cursor past any build id issued yet; listing the job as if new", "job", j.name, "cursor", cur.BuildID)
+		cur, hasCursor = db.Cursor{}, false
+	}
 	since, until := c.cfg.Since, c.cfg.Until
 	incremental := since.IsZero()
 	if incremental && !hasCursor {
@@ -174,7 +183,10 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	if len(states) > 0 && allSnowflakes(states) {
 		switch {
 		case incremental && hasCursor:
-			q.StartOffset = j.prefix + strconv.FormatInt(cur.BuildID, 10)
+			// From well before the cursor: a run that appears after a
+			// newer one (a pod that waited to be scheduled, a late
+			// upload) is found below it (see lateMargin).
+			q.StartOffset = j.prefix + strconv.FormatInt(lateStart(cur.BuildID), 10)
 		case !since.IsZero():
 			q.StartOffset = j.prefix + strconv.FormatInt(prow.MinBuildIDAt(since.Add(-idMargin)), 10)
 		}
@@ -192,6 +204,13 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 
 	plan := &jobPlan{job: j.name}
 	var listed []int64
+	var late []task
+	// A late run lies among the runs stored: one older than all of them
+	// was left out by the first crawl's window, not late.
+	oldest := int64(math.MaxInt64)
+	for id := range states {
+		oldest = min(oldest, id)
+	}
 	seen := make(map[int64]bool)
 	for _, e := range ents {
 		base := strings.TrimSuffix(strings.TrimPrefix(e.Name, j.prefix), "/")
@@ -212,8 +231,18 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 			continue
 		}
 		seen[id] = true
+		st, known := states[id]
 		if incremental && hasCursor && id <= cur.BuildID {
-			continue // handled by an earlier crawl; stored ones are revisited below
+			// Behind the cursor: stored ones are revisited below when
+			// they need it; one not stored appeared late, and is read
+			// without moving the cursor.
+			if !known && id > oldest && lateCandidate(id, cur.BuildID) {
+				late = append(late, task{job: j.name, presubmit: j.presubmit, id: id, link: t.link, path: t.path})
+				if !j.presubmit {
+					late[len(late)-1].path = strings.TrimSuffix(e.Name, "/")
+				}
+			}
+			continue
 		}
 		if id < floor {
 			continue // started before the window (see sequentialFloor)
@@ -227,7 +256,6 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 			}
 			t.inside = (since.IsZero() || bt.After(since.Add(idMargin))) && (until.IsZero() || bt.Before(until.Add(-idMargin)))
 		}
-		st, known := states[id]
 		if known && !st.StartedAt.IsZero() && !inWindow(st.StartedAt, since, until) {
 			continue
 		}
@@ -244,6 +272,10 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	}
 	slices.Sort(listed)
 	plan.cursor = newCursorTracker(bucket, j.name, listed, plan.tasks, cur.BuildID)
+	if len(late) > 0 {
+		c.log.Info("runs behind the cursor not stored yet: reading them", "job", j.name, "runs", len(late))
+		plan.tasks = append(plan.tasks, late...)
+	}
 	// The cursor may come to rest on a run stored by an earlier crawl that
 	// was stopped before its cursor caught up: it carries that run's start.
 	for _, id := range listed {
@@ -270,6 +302,47 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	}
 	slices.SortFunc(plan.tasks, func(a, b task) int { return cmpInt(a.id, b.id) })
 	return plan, nil
+}
+
+// lateMargin is how far before its cursor an incremental crawl lists a
+// job, for runs that appear in the bucket after newer ones: a build id is
+// made when the job is triggered, and the run's directory appears once its
+// pod starts and uploads, which can be hours later. Sippy's loader goes
+// back 12 hours from the newest run it holds for the same reason. Jobs with
+// sequential ids have a margin in ids instead (lateIDs).
+const lateMargin = 12 * time.Hour
+
+// lateStart is the build id a job with snowflake ids is listed from: the
+// first that can have been issued lateMargin before the cursor.
+func lateStart(cursor int64) int64 {
+	t, ok := prow.BuildTime(cursor)
+	if !ok {
+		return cursor
+	}
+	return prow.MinBuildIDAt(t.Add(-lateMargin))
+}
+
+// lateIDs is the margin of jobs with sequential ids, which encode no time:
+// the ids this far below the cursor are compared with the database (kettle
+// stops at 40 builds it already holds).
+const lateIDs = 40
+
+// lateCandidate says whether a run behind the cursor that is not stored is
+// read as one that appeared late.
+func lateCandidate(id, cursor int64) bool {
+	if t, ok := prow.BuildTime(id); ok {
+		ct, _ := prow.BuildTime(cursor)
+		return !t.Before(ct.Add(-lateMargin))
+	}
+	return id > cursor-lateIDs
+}
+
+// plausibleCursor says whether a cursor names an id Prow can have issued
+// by now (a snowflake id encodes its time; a sequential one cannot be
+// judged by itself).
+func plausibleCursor(id int64, now time.Time) bool {
+	t, ok := prow.BuildTime(id)
+	return !ok || !t.After(now.Add(prow.MaxClockSkew))
 }
 
 func cmpInt(a, b int64) int {
@@ -345,7 +418,26 @@ func (tr *cursorTracker) advance() (db.Cursor, bool) {
 		return db.Cursor{}, false
 	}
 	tr.at = id
-	return db.Cursor{Bucket: tr.bucket, Job: tr.job, BuildID: id, StartedAt: tr.started[id]}, true
+	return db.Cursor{Bucket: tr.bucket, Job: tr.job, BuildID: id, StartedAt: tr.startOf(tr.next - 1)}, true
+}
+
+// startOf is when the run ids[i] started: as read, or, for a run whose
+// start could not be read, the time its snowflake id encodes, or else the
+// start of the newest run before it that is known, so that a cursor that
+// comes to rest on a run read with errors still says when it is.
+func (tr *cursorTracker) startOf(i int) time.Time {
+	if t, ok := tr.started[tr.ids[i]]; ok {
+		return t
+	}
+	if t, ok := prow.BuildTime(tr.ids[i]); ok {
+		return t
+	}
+	for j := i - 1; j >= 0; j-- {
+		if t, ok := tr.started[tr.ids[j]]; ok {
+			return t
+		}
+	}
+	return time.Time{}
 }
 
 // runDir resolves a presubmit link's body (gs://BUCKET/pr-logs/pull/...) to

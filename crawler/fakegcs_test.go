@@ -32,6 +32,7 @@ type emulator struct {
 	mu      sync.Mutex
 	lists   int
 	offsets map[string]string // the startOffset of each listing, by prefix
+	queries []url.Values      // the query of every listing, in order
 	reads   []string          // object names downloaded, in order
 	methods map[string]int    // requests by HTTP method
 	faults  *faults
@@ -92,6 +93,7 @@ func (e *emulator) count(h http.Handler) http.Handler {
 				e.offsets = make(map[string]string)
 			}
 			e.offsets[r.URL.Query().Get("prefix")] = r.URL.Query().Get("startOffset")
+			e.queries = append(e.queries, r.URL.Query())
 		case strings.HasPrefix(p, "/storage/v1/b/") && r.URL.Query().Get("alt") == "media":
 			name, _ := url.PathUnescape(p[strings.Index(p, "/o/")+3:])
 			e.reads = append(e.reads, name)

@@ -26,6 +26,11 @@ type result struct {
 // cannot be read is recorded on the run, which is then read again by the
 // next crawl.
 func (c *Crawler) fetch(ctx context.Context, t task) result {
+	return c.fetchWith(ctx, t, c.readOptions(t))
+}
+
+// fetchWith is fetch with the given options of artifact.Read.
+func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) result {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RunTimeout)
 	defer cancel()
 	var count counter
@@ -45,7 +50,9 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 		if err != nil {
 			return err
 		}
-		read, err = artifact.Read(ctx, c.runOf(dir+"/", objs, &count), c.readOptions(t))
+		run, w := c.teeRun(dir, c.runOf(dir+"/", objs, &count))
+		read, err = artifact.Read(ctx, run, opts)
+		c.keepRun(w, read, err)
 		return err
 	}()
 	res := result{task: t, started: read.Run.StartedAt}
@@ -96,7 +103,7 @@ func (c *Crawler) fetch(ctx context.Context, t task) result {
 // readOptions says how artifact.Read reads t.
 func (c *Crawler) readOptions(t task) artifact.Options {
 	opts := artifact.Options{Rules: c.cfg.Rules, MaxObjectBytes: c.cfg.MaxObjectBytes,
-		Topology: prow.ParseJobName(t.job).Topology}
+		Topology: prow.ParseJobName(t.job).Topology, Now: c.cfg.Now()}
 	// Only a listed run whose id does not date it well inside
 	// --since/--until (or --lookback) is checked against them once
 	// started.json is read.

@@ -124,7 +124,9 @@ type CountOptions struct {
 }
 
 // NewestRunStart returns the start time of the newest run stored, or the zero
-// time when there is none.
+// time when there is none. A start no run can have (after a day past the
+// clock, or not a time) is passed over: one run dated 2099 must not move
+// every window that ends at the newest run.
 func (d *DB) NewestRunStart(ctx context.Context) (time.Time, error) {
 	return d.NewestRunStartIn(ctx, Bounds{})
 }
@@ -137,7 +139,8 @@ func (d *DB) NewestRunStartIn(ctx context.Context, b Bounds) (time.Time, error) 
 		return time.Time{}, fmt.Errorf("newest run: %w", err)
 	}
 	var newest sql.NullString
-	if err := d.db.QueryRowContext(ctx, `SELECT max(r.started_at) FROM runs r WHERE 1`+cond, args...).Scan(&newest); err != nil {
+	if err := d.db.QueryRowContext(ctx, `SELECT r.started_at FROM runs r
+WHERE r.started_at IS NOT NULL AND `+plausibleSQL("r.started_at")+cond+` ORDER BY r.started_at DESC LIMIT 1`, args...).Scan(&newest); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, fmt.Errorf("newest run: %w", err)
 	}
 	t, err := parseTime(newest)

@@ -26,6 +26,19 @@ import (
 // database.
 var ErrNotDatabase = errors.New("file is not a database")
 
+// ErrForeign is returned (wrapped) for a SQLite database that another
+// program made: prowcrawl adds nothing to it.
+var ErrForeign = errors.New("a SQLite database of another program, not prowcrawl's")
+
+// ErrEmpty is returned (wrapped) by NeedsMigration and OpenReadOnly for a
+// file that holds no tables at all (an empty file is one): there is
+// nothing to read until a crawl has written it.
+var ErrEmpty = errors.New("empty: no crawl has written it")
+
+// ErrOldSchema is returned (wrapped) by OpenReadOnly for a prowcrawl
+// database of an older schema, which only a writer may upgrade.
+var ErrOldSchema = errors.New("an older schema")
+
 // pragmas are set in the DSN, not with Exec, so that every connection the pool
 // opens gets them. _txlock=immediate takes the write lock when a transaction
 // begins, so that a writer waits (busy_timeout) instead of failing on upgrade.
@@ -64,8 +77,8 @@ func OpenAtVersion(ctx context.Context, path string, version int64) (*DB, error)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open db %s: directory %s does not exist", path, dir)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("open db %s: is a directory", path)
+	if err := checkRegular(path); err != nil {
+		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
 	sqldb, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
@@ -75,10 +88,97 @@ func OpenAtVersion(ctx context.Context, path string, version int64) (*DB, error)
 	// instead of a busy wait between our own connections.
 	sqldb.SetMaxOpenConns(1)
 	d := &DB{db: sqldb, path: path}
+	if err := ours(ctx, sqldb); err != nil && !errors.Is(err, ErrEmpty) {
+		return nil, errors.Join(fmt.Errorf("open db %s: %w", path, openError(err)), sqldb.Close())
+	}
 	if err := d.migrate(ctx, version); err != nil {
 		return nil, errors.Join(fmt.Errorf("open db %s: %w", path, openError(err)), sqldb.Close())
 	}
 	return d, nil
+}
+
+// ours says whether the database is prowcrawl's: it has schema_migrations,
+// or no table at all (ErrEmpty); anything else is ErrForeign.
+func ours(ctx context.Context, q *sql.DB) error {
+	var mine, tables int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE type = 'table' AND name = 'schema_migrations'), count(*)
+FROM sqlite_schema`).Scan(&mine, &tables); err != nil {
+		return err
+	}
+	switch {
+	case mine > 0:
+		return nil
+	case tables == 0:
+		return ErrEmpty
+	}
+	return ErrForeign
+}
+
+// roPragmas are those of a reader: query_only refuses any write, whatever
+// the statement, and no journal mode is set (that would write).
+const roPragmas = "mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)&_pragma=foreign_keys(1)&_pragma=cache_size(-65536)"
+
+// OpenReadOnly opens a prowcrawl database of the current schema for
+// reading only: it writes nothing to the file or beside it, and works on a
+// file it may not write, in a directory it may not write. A file that is
+// not prowcrawl's (ErrForeign), holds nothing (ErrEmpty) or has an older
+// schema (ErrOldSchema: open it with Open, under the writer's lock, first)
+// is refused.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	need, err := NeedsMigration(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if need {
+		return nil, fmt.Errorf("open db %s: %w", path, ErrOldSchema)
+	}
+	sqldb, err := sql.Open("sqlite", roDSN(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	sqldb.SetMaxOpenConns(1)
+	if err := ours(ctx, sqldb); err != nil {
+		sqldb.Close()
+		// A WAL database needs its -shm file, which a reader cannot
+		// make in a directory it may not write. With no -wal file
+		// beside it, nothing is pending: the file alone is the
+		// database, and it is read as it is.
+		if _, werr := os.Stat(path + "-wal"); !errors.Is(werr, fs.ErrNotExist) || !cannotOpen(err) {
+			return nil, fmt.Errorf("open db %s: %w", path, openError(err))
+		}
+		if sqldb, err = sql.Open("sqlite", roDSN(path, true)); err != nil {
+			return nil, fmt.Errorf("open db %s: %w", path, err)
+		}
+		sqldb.SetMaxOpenConns(1)
+		if err := ours(ctx, sqldb); err != nil {
+			return nil, errors.Join(fmt.Errorf("open db %s: %w", path, openError(err)), sqldb.Close())
+		}
+	}
+	return &DB{db: sqldb, path: path}, nil
+}
+
+// roDSN is the URI that opens path read-only; immutable tells SQLite that
+// nobody writes the file meanwhile, so that it needs no -shm.
+func roDSN(path string, immutable bool) string {
+	u := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + roPragmas
+	if immutable {
+		u += "&immutable=1"
+	}
+	return u
+}
+
+// cannotOpen says whether err is SQLite's for a file it could not open
+// or write (its -shm, in a read-only directory).
+func cannotOpen(err error) bool {
+	var serr *sqlite.Error
+	if !errors.As(err, &serr) {
+		return false
+	}
+	switch serr.Code() & 0xff {
+	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR:
+		return true
+	}
+	return false
 }
 
 // dsn is the URI that opens path with the pragmas. The path is escaped, since

@@ -90,7 +90,7 @@ func TestOpenCreatesContractSchema(t *testing.T) {
 			"upgrade_started", "edge", "variant", "fetch_attempts", "given_up_at"},
 		"tests":             {"job", "build_id", "suite", "name", "status", "duration_s", "message"},
 		"symptoms":          {"id", "title", "description", "bug", "source", "active"},
-		"run_symptoms":      {"job", "build_id", "symptom_id", "hits", "file", "line", "excerpt", "at", "last_at"},
+		"run_symptoms":      {"job", "build_id", "symptom_id", "hits", "file", "line", "excerpt", "at", "last_at", "rule_hash"},
 		"run_errors":        {"job", "build_id", "object", "kind", "message"},
 		"crawl_cursors":     {"bucket", "job", "build_id", "started_at", "updated_at"},
 		"crawls":            {"id", "started_at", "finished_at", "command", "bucket", "jobs", "new_runs", "updated_runs", "pending", "errors", "objects_read", "bytes_read", "status"},
@@ -159,7 +159,7 @@ func TestOpenErrors(t *testing.T) {
 	}{
 		{"not sqlite", notDB, "open db " + notDB + ": file is not a database", ErrNotDatabase},
 		{"missing directory", filepath.Join(dir, "missing", "x.db"), "open db " + filepath.Join(dir, "missing", "x.db") + ": directory " + filepath.Join(dir, "missing") + " does not exist", nil},
-		{"directory", dir, "open db " + dir + ": is a directory", nil},
+		{"directory", dir, "open db " + dir + ": not a regular file: it is a directory", ErrNotRegular},
 		{"newer schema", newer, "schema version 9999 is newer than this program knows", nil},
 	}
 	for _, tt := range tests {

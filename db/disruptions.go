@@ -70,7 +70,8 @@ type RunDisruptionTotal struct {
 }
 
 // DisruptionTotals calls fn with each finished run's disruption of each
-// backend, backend by backend (in order), in one read transaction.
+// backend, backend by backend (in order), in one read transaction. A run
+// whose upgrade never began is left out, as the rates leave it out.
 func (d *DB) DisruptionTotals(ctx context.Context, fn func(RunDisruptionTotal) error) (err error) {
 	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -83,7 +84,7 @@ func (d *DB) DisruptionTotals(ctx context.Context, fn func(RunDisruptionTotal) e
 	coalesce(r.upgrade, ''), r.started_at, sum(d.disrupted_s)
 FROM run_disruptions d INDEXED BY run_disruptions_backend
 CROSS JOIN runs r INDEXED BY runs_key ON r.job = d.job AND r.build_id = d.build_id
-WHERE `+countedRun+`
+WHERE `+countedRun+` AND `+startedRun+`
 GROUP BY d.backend, d.job, d.build_id
 ORDER BY d.backend, d.job, d.build_id`)
 	if err != nil {

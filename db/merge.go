@@ -11,6 +11,65 @@ import (
 // MergeStats is what a merge took from one input database.
 type MergeStats struct {
 	Runs, Tests, Symptoms int
+	// Cursors counts the cursors of src past the newest run it holds of
+	// their job, taken at that run (or not at all, without runs).
+	Cursors int
+}
+
+// ErrUntrusted is matched (errors.Is) by the error of Merge for an input
+// with a row that fails the checks: nothing of it was merged.
+var ErrUntrusted = errors.New("holds rows prowcrawl cannot have written")
+
+// CheckShard runs the checks of Merge on the database at path without
+// merging it, so that a merge of many inputs can refuse an untrusted one
+// before it merges any.
+func CheckShard(ctx context.Context, path string) (err error) {
+	if err := checkRegular(path); err != nil {
+		return fmt.Errorf("merge %s: %w", path, err)
+	}
+	mem, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	mem.SetMaxOpenConns(1)
+	if _, err := mem.ExecContext(ctx, `ATTACH DATABASE ? AS src`, roDSN(path, false)); err != nil {
+		return fmt.Errorf("merge %s: %w", path, openError(err))
+	}
+	return checkShard(ctx, mem, path)
+}
+
+// checkShard refuses an input, attached as src, with any row that fails
+// the checks: the first offending row is named.
+func checkShard(ctx context.Context, q *sql.DB, src string) error {
+	checks := []struct{ what, query string }{
+		{"runs", `SELECT job || '/' || build_id || ': started_at ' || quote(started_at) || ', finished_at ' || quote(finished_at) ||
+			', crawled_at ' || quote(crawled_at) || ', result ' || quote(result) || ', fetch_status ' || quote(fetch_status)
+			FROM src.runs WHERE NOT (` + plausibleSQL("started_at") + ` AND ` + plausibleSQL("finished_at") + ` AND ` +
+			plausibleSQL("crawled_at") + ` AND crawled_at IS NOT NULL
+			AND (started_at IS NULL OR finished_at IS NULL OR finished_at >= started_at)
+			AND typeof(build_id) = 'integer' AND build_id > 0
+			AND result IN ('success', 'failure', 'aborted', 'error', 'pending')
+			AND fetch_status IN ('complete', 'partial', 'error')) LIMIT 1`},
+		{"run symptoms", `SELECT job || '/' || build_id || ' ' || symptom_id || ': at ' || quote(at)
+			FROM src.run_symptoms WHERE NOT ` + plausibleSQL("at") + ` LIMIT 1`},
+		{"tests", `SELECT job || '/' || build_id || ' ' || name || ': status ' || quote(status)
+			FROM src.tests WHERE status NOT IN ('pass', 'fail', 'flake', 'skip') LIMIT 1`},
+		{"crawl cursors", `SELECT bucket || ' ' || job || ': build_id ' || quote(build_id) || ', started_at ' || quote(started_at)
+			FROM src.crawl_cursors WHERE NOT (` + plausibleSQL("started_at") + ` AND typeof(build_id) = 'integer' AND build_id >= 0) LIMIT 1`},
+	}
+	for _, c := range checks {
+		var bad string
+		err := q.QueryRowContext(ctx, c.query).Scan(&bad)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("merge %s: check %s: %w", src, c.what, openError(err))
+		}
+		return fmt.Errorf("merge %s: %w: %s %s; nothing of it was merged", src, ErrUntrusted, c.what, bad)
+	}
+	return nil
 }
 
 // Merge copies the crawled data of another prowcrawl database into this one,
@@ -21,8 +80,20 @@ type MergeStats struct {
 // nothing. The analysis tables are not merged: run analyze afterwards.
 // src must be a prowcrawl database of the same schema (open it with Open
 // once to bring it up to date).
+//
+// Every row of src is checked first, with the checks the crawler makes of
+// what it reads (times prowcrawl can have stored, runs that do not end
+// before they start, results and statuses it knows): an input with one
+// row that fails them is refused whole, before anything is written. A
+// cursor past the newest run src holds of its job is taken at that run
+// (MergeStats.Cursors counts them), so that no shard can make a job skip
+// runs it never read.
 func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
-	if _, err := d.db.ExecContext(ctx, `ATTACH DATABASE ? AS src`, "file:"+src+"?mode=ro"); err != nil {
+	if err := checkRegular(src); err != nil {
+		return st, fmt.Errorf("merge %s: %w", src, err)
+	}
+	// Read-only, and the name escaped: SQLite reads '#' and '?' in a URI.
+	if _, err := d.db.ExecContext(ctx, `ATTACH DATABASE ? AS src`, roDSN(src, false)); err != nil {
 		return st, fmt.Errorf("merge %s: %w", src, openError(err))
 	}
 	defer func() {
@@ -30,13 +101,27 @@ func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
 			err = errors.Join(err, fmt.Errorf("merge %s: detach: %w", src, derr))
 		}
 	}()
+	var hasMigrations, tables int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE type = 'table' AND name = 'schema_migrations'), count(*)
+		FROM src.sqlite_schema`).Scan(&hasMigrations, &tables); err != nil {
+		return st, fmt.Errorf("merge %s: %w", src, openError(err))
+	}
+	switch {
+	case tables == 0:
+		return st, fmt.Errorf("merge %s: %w", src, ErrEmpty)
+	case hasMigrations == 0:
+		return st, fmt.Errorf("merge %s: %w", src, ErrForeign)
+	}
 	var mine, theirs int
-	if err := d.db.QueryRowContext(ctx, `SELECT (SELECT max(version) FROM main.schema_migrations),
-		(SELECT max(version) FROM src.schema_migrations)`).Scan(&mine, &theirs); err != nil {
+	if err := d.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM main.schema_migrations),
+		(SELECT count(*) FROM src.schema_migrations s WHERE s.version IN (SELECT version FROM main.schema_migrations))`).Scan(&mine, &theirs); err != nil {
 		return st, fmt.Errorf("merge %s: not a prowcrawl database: %w", src, openError(err))
 	}
 	if mine != theirs {
-		return st, fmt.Errorf("merge %s: schema version %d, want %d: open it with this prowcrawl first", src, theirs, mine)
+		return st, fmt.Errorf("merge %s: %w: open it with this prowcrawl first", src, ErrOldSchema)
+	}
+	if err := checkShard(ctx, d.db, src); err != nil {
+		return st, err
 	}
 
 	tx, err := d.db.BeginTx(ctx, nil)
@@ -85,7 +170,10 @@ func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
 		{what: "run disruptions", query: `INSERT INTO main.run_disruptions (` + cols["run_disruptions"] + `) SELECT ` + cols["run_disruptions"] +
 			` FROM src.run_disruptions WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
 		{what: "cursors", query: `INSERT INTO main.crawl_cursors (bucket, job, build_id, started_at, updated_at)
-			SELECT bucket, job, build_id, started_at, updated_at FROM src.crawl_cursors WHERE true
+			SELECT c.bucket, c.job, min(c.build_id, r.newest), CASE WHEN c.build_id <= r.newest THEN c.started_at END, c.updated_at
+			FROM src.crawl_cursors c
+			JOIN (SELECT bucket, job, max(build_id) AS newest FROM src.runs GROUP BY bucket, job) r USING (bucket, job)
+			WHERE true
 			ON CONFLICT (bucket, job) DO UPDATE SET
 				started_at = CASE WHEN excluded.build_id > build_id THEN excluded.started_at ELSE started_at END,
 				updated_at = CASE WHEN excluded.build_id > build_id THEN excluded.updated_at ELSE updated_at END,
@@ -106,6 +194,12 @@ func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
 		case "cleanup":
 			if err := testCountsAfter(ctx, tx, subtracted, takeKeys); err != nil {
 				return st, fmt.Errorf("merge %s: %w", src, err)
+			}
+		}
+		if s.what == "cursors" {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM src.crawl_cursors c
+				WHERE c.build_id > coalesce((SELECT max(build_id) FROM src.runs r WHERE r.bucket = c.bucket AND r.job = c.job), 0)`).Scan(&st.Cursors); err != nil {
+				return st, fmt.Errorf("merge %s: cursors: %w", src, err)
 			}
 		}
 		res, err := tx.ExecContext(ctx, s.query)

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
+	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -144,17 +144,28 @@ func NeedsMigration(ctx context.Context, path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	sqldb, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err := checkRegular(path); err != nil {
+		return false, fmt.Errorf("open db %s: %w", path, err)
+	}
+	sqldb, err := sql.Open("sqlite", roDSN(path, false))
 	if err != nil {
 		return false, fmt.Errorf("open db %s: %w", path, err)
 	}
 	defer sqldb.Close()
-	var tables int
-	if err := sqldb.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables); err != nil {
-		return false, fmt.Errorf("open db %s: %w", path, openError(err))
+	err = ours(ctx, sqldb)
+	if err != nil && cannotOpen(err) {
+		// A read-only directory: see OpenReadOnly.
+		if _, werr := os.Stat(path + "-wal"); errors.Is(werr, fs.ErrNotExist) {
+			sqldb.Close()
+			if sqldb, err = sql.Open("sqlite", roDSN(path, true)); err != nil {
+				return false, fmt.Errorf("open db %s: %w", path, err)
+			}
+			defer sqldb.Close()
+			err = ours(ctx, sqldb)
+		}
 	}
-	if tables == 0 {
-		return true, nil
+	if err != nil {
+		return false, fmt.Errorf("open db %s: %w", path, openError(err))
 	}
 	applied, err := appliedVersions(ctx, sqldb)
 	if err != nil {

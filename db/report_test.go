@@ -357,6 +357,20 @@ func TestRecipes(t *testing.T) {
 				t.Errorf("runs whose upgrade never began %q, want the answer key's %q", got, want)
 			}
 		}},
+		"disruption-per-edge": {check: func(t *testing.T, _ []string, rs []map[string]string) {
+			got := map[string]string{}
+			for _, r := range rs {
+				got[r["backend"]] = r["runs"] + " " + r["disrupted_runs"] + " " + r["worst_s"]
+			}
+			// The sample plants pod-to-pod disruption in 3 of the edge's
+			// 14 finished runs, at most 6 s; the others record "0s".
+			if want := "14 3 6.0"; got["pod-to-pod-new-connections"] != want {
+				t.Errorf("pod-to-pod-new-connections: %q, want %q (runs, disrupted runs, worst)", got["pod-to-pod-new-connections"], want)
+			}
+			if len(rs) == 0 || rs[0]["worst_s"] < rs[len(rs)-1]["worst_s"] {
+				t.Errorf("rows %v: want the worst first", rs)
+			}
+		}},
 	}
 	// A table that is read whole although an index would narrow it.
 	fullScan := regexp.MustCompile(`^SCAN (tests|run_symptoms|rs|symptom_verdicts|v|test_flake_rates)$`)

@@ -86,6 +86,7 @@ type RunSymptom struct {
 	Excerpt   string
 	At        time.Time // the time of the first evidence, zero when unknown
 	LastAt    time.Time // the time of the last evidence, zero when unknown
+	RuleHash  string    // the version of the rule that found it (classify.Rule.Hash)
 }
 
 // Cursor is where the crawl of a job in a bucket stopped: the highest build id
@@ -162,8 +163,8 @@ ON CONFLICT (job, build_id, suite, name) DO UPDATE SET
 	duration_s = max(coalesce(duration_s, excluded.duration_s), coalesce(excluded.duration_s, duration_s)),
 	message = coalesce(message, excluded.message)`
 
-	insertSymptom = `INSERT INTO run_symptoms (job, build_id, symptom_id, hits, file, line, excerpt, at, last_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertSymptom = `INSERT INTO run_symptoms (job, build_id, symptom_id, hits, file, line, excerpt, at, last_at, rule_hash)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	insertError = `INSERT INTO run_errors (job, build_id, object, kind, message) VALUES (?, ?, ?, ?, ?)`
 
@@ -173,11 +174,17 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (bucket, job) DO UPDATE SET
 	started_at = CASE
-		WHEN excluded.build_id > build_id THEN excluded.started_at
+		WHEN build_id >= 1000000000000000000 AND (build_id >> 22) + 1288834974657 > unixepoch('now', '+1 day') * 1000 THEN excluded.started_at
+		WHEN excluded.build_id > build_id THEN coalesce(excluded.started_at, started_at)
 		WHEN excluded.build_id = build_id THEN coalesce(excluded.started_at, started_at)
 		ELSE started_at
 	END,
-	build_id = max(build_id, excluded.build_id),
+	build_id = CASE
+		-- A snowflake id dated over a day ahead was never issued: such a
+		-- cursor (from an older version) gives way to the crawl's.
+		WHEN build_id >= 1000000000000000000 AND (build_id >> 22) + 1288834974657 > unixepoch('now', '+1 day') * 1000 THEN excluded.build_id
+		ELSE max(build_id, excluded.build_id)
+	END,
 	updated_at = excluded.updated_at`
 )
 
@@ -341,8 +348,7 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 		}
 	}
 	for _, sy := range rec.Symptoms {
-		if _, err := w.symptom.ExecContext(ctx, r.Job, r.BuildID, sy.SymptomID, sy.Hits, nullString(sy.File),
-			nullInt(sy.Line), nullString(sy.Excerpt), nullTime(sy.At), nullTime(sy.LastAt)); err != nil {
+		if _, err := w.symptom.ExecContext(ctx, symptomArgs(r.Job, r.BuildID, sy)...); err != nil {
 			return fmt.Errorf("symptom %s: %w", sy.SymptomID, err)
 		}
 	}
@@ -350,6 +356,12 @@ func (w *writer) record(ctx context.Context, rec *Record, now time.Time) error {
 		return err
 	}
 	return nil
+}
+
+// symptomArgs are insertSymptom's arguments, in its order.
+func symptomArgs(job string, buildID int64, sy RunSymptom) []any {
+	return []any{job, buildID, sy.SymptomID, sy.Hits, nullString(sy.File),
+		nullInt(sy.Line), nullString(sy.Excerpt), nullTime(sy.At), nullTime(sy.LastAt), nullString(sy.RuleHash)}
 }
 
 func (w *writer) cursor(ctx context.Context, c Cursor, now time.Time) error {

@@ -9,41 +9,34 @@ import (
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
-// Classified is what `prowcrawl classify` found in one run or file: the
-// fields of crawler.Finding, which converts to it.
+// Classified is what `prowcrawl classify` found in one run or file.
 type Classified struct {
-	Path     string
+	Path     string    // what was classified
 	Started  time.Time // zero when the run's started.json is not there
 	Result   string    // "" when finished.json is not there
 	Matches  []db.RunSymptom
 	Problems []db.RunError // artifacts that could not be read or parsed
 }
 
-// The formats of `prowcrawl classify`.
-const (
-	ClassifyTable = "table"
-	ClassifyJSON  = "json"
-)
-
-// WriteClassified renders what classify found: a few lines per run for a
-// terminal, or JSON (a list with one object per run: path, started, result,
-// symptoms with their first evidence, problems). The JSON names are stable.
-func WriteClassified(w io.Writer, cs []Classified, format string) error {
-	if format == ClassifyJSON {
+// Classification writes what classify found: as text, one block per run or file
+// with each symptom's evidence, or (format "json") as a list of objects
+// with path, started, result, symptoms and problems.
+func Classification(w io.Writer, findings []Classified, format string) error {
+	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(classifiedJSON(cs))
+		return enc.Encode(findingsJSON(findings))
 	}
-	for i, c := range cs {
+	for i, f := range findings {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		writeClassified(w, c)
+		writeFinding(w, f)
 	}
 	return nil
 }
 
-func writeClassified(w io.Writer, f Classified) {
+func writeFinding(w io.Writer, f Classified) {
 	head := f.Path
 	if !f.Started.IsZero() {
 		head += ", started " + f.Started.Format(time.RFC3339)
@@ -94,9 +87,9 @@ type findingJSON struct {
 	Problems []string    `json:"problems,omitempty"`
 }
 
-func classifiedJSON(cs []Classified) []findingJSON {
-	out := make([]findingJSON, 0, len(cs))
-	for _, f := range cs {
+func findingsJSON(fs []Classified) []findingJSON {
+	out := make([]findingJSON, 0, len(fs))
+	for _, f := range fs {
 		j := findingJSON{Path: f.Path, Started: f.Started, Result: f.Result, Symptoms: []matchJSON{}}
 		for _, m := range f.Matches {
 			j.Symptoms = append(j.Symptoms, matchJSON{Symptom: m.SymptomID, Hits: m.Hits, File: m.File, Line: m.Line, Excerpt: m.Excerpt, At: m.At})

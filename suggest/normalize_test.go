@@ -78,3 +78,19 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+func TestErrorLike(t *testing.T) {
+	for line, want := range map[string]bool{
+		"E0112 20:58:46.230123       1 reflector.go:138] watch of *v1.Pod ended":                                  true,
+		"I0112 20:58:46.230123       1 reflector.go:138] watch of *v1.Pod ended":                                  false,
+		"Jan 12 20:58:46.364 W ns/openshift-controller-manager pod/controller-manager-g9tkl network is not ready": true,
+		`Get "https://10.0.61.114:6443/healthz": dial tcp 10.0.61.114:6443: connect: connection REFUSED`:          true,
+		"INFO[2026-01-12T20:58:46Z] Running step e2e-aws-ovn-upgrade-openshift-e2e-test.":                         false,
+		"started: 0/1/48 \"[sig-network] Services should serve endpoints on same port\"":                          false,
+		"  Warning  BackOff  3m  kubelet  Back-off restarting failed container":                                   true,
+	} {
+		if got := ErrorLike(line); got != want {
+			t.Errorf("ErrorLike(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

@@ -86,6 +86,7 @@ type Proposal struct {
 	Runs    []RunRef `json:"runs"`
 	rule    classify.Rule
 	score   float64
+	shown   string // the common line, as the title shows it
 }
 
 // Rules returns the proposal as a classify rule.
@@ -154,13 +155,15 @@ func (c *Collector) Propose(top int) (Result, error) {
 			break
 		}
 		p, ok := c.build(cd.c, tps, tot)
-		if !ok || patterns[string(p.Kind)+"\x00"+p.Pattern] {
+		// One proposal per text: the same line found in a JUnit message
+		// and in a log is proposed once, from the first ranked.
+		if !ok || patterns[p.shown] {
 			continue
 		}
 		if p.Unexplained < c.opts.MinRuns || p.P >= c.opts.Alpha {
 			continue // the rule, as it matches, explains too little
 		}
-		patterns[string(p.Kind)+"\x00"+p.Pattern] = true
+		patterns[p.shown] = true
 		for ids[p.ID] {
 			p.ID += "-x"
 		}
@@ -442,6 +445,7 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 	}
 	slices.SortFunc(p.Runs, func(a, b RunRef) int { return cmp.Or(strings.Compare(a.Job, b.Job), cmp.Compare(a.BuildID, b.BuildID)) })
 	shown := display(line.toks)
+	p.shown = shown
 	h := fnv.New32a()
 	h.Write([]byte(pattern))
 	s := slug(line.toks)

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -14,16 +14,25 @@ import (
 
 func runClassify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var rulesPath, format string
+	var gcsAuth bool
 	format = "table"
 	fs := pflag.NewFlagSet("classify", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&rulesPath, "rules", "", "a rules file that adds symptoms or replaces built-in ones by id")
 	fs.StringVar(&format, "format", format, "output: table or json")
+	fs.BoolVar(&gcsAuth, "gcs-auth", false, "read gs:// runs with Application Default Credentials instead of anonymously")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: prowcrawl classify [--rules FILE] [--format table|json] PATH...
+		fmt.Fprint(stderr, `Usage: prowcrawl classify [--rules FILE] [--format table|json] PATH|gs://BUCKET/PATH|PROW-URL...
 
-Prints the symptoms found in a run directory downloaded from the bucket
-(keep the bucket's layout below it), or in single files, with the evidence.
+Prints the symptoms found in a run, with the evidence. A run is named by its
+Prow link (https://prow.ci.openshift.org/view/gs/BUCKET/PATH), by its place
+in a bucket (gs://BUCKET/PATH: only the objects the rules read are
+downloaded, into memory), or by a directory downloaded from the bucket (keep
+the bucket's layout below it). A directory of runs (a job's directory, or
+what gsutil cp -r makes of a run) has each of its runs classified. A single
+file (JUnit, clusterversion.json, events, disruption, a log) is given to
+every rule. Anything else (an empty directory, a bucket's directory of
+jobs, a job in a bucket) is refused with exit status 2.
 
 `)
 		fs.PrintDefaults()
@@ -32,7 +41,7 @@ Prints the symptoms found in a run directory downloaded from the bucket
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usagef("classify needs a run directory or a file")
+		return usagef("classify needs a run: a Prow link, gs://BUCKET/PATH, a run directory or a file")
 	}
 	if format != "table" && format != "json" {
 		return usagef("--format %q: want table or json", format)
@@ -41,16 +50,20 @@ Prints the symptoms found in a run directory downloaded from the bucket
 	if err != nil {
 		return err
 	}
-	var found []report.Classified
+	var findings []report.Classified
 	for _, p := range fs.Args() {
-		if _, err := os.Stat(p); err != nil {
-			return usagef("%v", err)
-		}
-		f, err := crawler.ClassifyPath(ctx, eng.Rules(), p)
-		if err != nil {
+		got, err := crawler.Classify(ctx, eng.Rules(), p, crawler.GCSOptions{Auth: gcsAuth})
+		switch {
+		case errors.Is(err, crawler.ErrNotRun):
+			return usageError{err}
+		case errors.Is(err, crawler.ErrAccessDenied):
+			return accessError(err, gcsAuth)
+		case err != nil:
 			return err
 		}
-		found = append(found, report.Classified(f))
+		for _, f := range got {
+			findings = append(findings, report.Classified(f))
+		}
 	}
-	return report.WriteClassified(stdout, found, format)
+	return report.Classification(stdout, findings, format)
 }

@@ -122,6 +122,14 @@ func TestClassifyCommand(t *testing.T) {
 			t.Errorf("symptom %s without evidence: %+v", s.Symptom, s)
 		}
 	}
+
+	// A directory that is not a run is refused in one sentence, exit 2.
+	empty := t.TempDir()
+	stderr.Reset()
+	err := run(t.Context(), []string{"classify", empty}, &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != 2 || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 || !strings.Contains(stderr.String(), "is an empty directory, not a run") {
+		t.Errorf("classify of an empty directory: exit %d, stderr %q; want 2 and one sentence", code, stderr.String())
+	}
 }
 
 func TestRulesCommand(t *testing.T) {

@@ -44,6 +44,7 @@ type crawlOptions struct {
 	Shards       int
 	Log          logOptions
 	Analyze      analyzeOptions
+	Cache        cacheOptions
 }
 
 func defaultCrawlOptions() crawlOptions {
@@ -91,6 +92,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	}
 	o.Log.addFlags(fs)
 	o.Analyze.addFlags(fs)
+	o.Cache.addFlags(fs, true)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: prowcrawl %s [flags]\n\n", cmd)
 		if cmd == "backfill" {
@@ -148,6 +150,9 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 
 	opts, err := o.Analyze.options(time.Now())
 	if err != nil {
+		return err
+	}
+	if cfg.Cache, err = o.Cache.open(o.DB); err != nil {
 		return err
 	}
 	sum, err := crawler.New(src, store, cfg).Run(ctx)

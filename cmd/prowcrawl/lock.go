@@ -28,27 +28,69 @@ func lockDB(ctx context.Context, path string, wait bool) (*db.Lock, error) {
 	return lock, nil
 }
 
-// openExisting opens a database that a crawl made, for reading; a missing
-// one is a usage error that says what to do. A database an older version
-// made is upgraded first, and only under the writer's lock (waiting for a
-// crawl that holds it), so that an upgrade never races a crawl.
+// openExisting opens a database that a crawl made, writable, for a
+// command that writes only what it derives; a missing, empty or foreign
+// file is a usage error that says what to do, and an older schema is
+// upgraded first under the writer's lock (upgradeExisting). A command that
+// only reads uses openReader.
 func openExisting(ctx context.Context, path string, stderr io.Writer) (*db.DB, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, usagef("no database at %s: run 'prowcrawl crawl' first", path)
+	if err := upgradeExisting(ctx, path, stderr); err != nil {
+		return nil, err
 	}
-	need, err := db.NeedsMigration(ctx, path)
+	return openLocked(ctx, path)
+}
+
+// openReader opens a database that a crawl made for a command that only
+// reads it (report, status, export): it writes nothing to the file, works
+// in a directory it may not write, and adds nothing to a file that is not
+// prowcrawl's. Only an older schema is upgraded (upgradeExisting).
+func openReader(ctx context.Context, path string, stderr io.Writer) (*db.DB, error) {
+	if err := upgradeExisting(ctx, path, stderr); err != nil {
+		return nil, err
+	}
+	store, err := db.OpenReadOnly(ctx, path)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if need {
-		fmt.Fprintf(stderr, "upgrading the schema of %s (once; a minute or more on a large database)\n", path)
-		lock, err := lockDB(ctx, path, true)
-		if err != nil {
-			return nil, err
-		}
-		defer lock.Release()
+	return store, nil
+}
+
+// upgradeExisting checks that path is a database a crawl made and brings
+// its schema up to date under the writer's lock, closing it again before
+// the lock is released (see db.Lock).
+func upgradeExisting(ctx context.Context, path string, stderr io.Writer) error {
+	if _, err := os.Stat(path); err != nil {
+		return usagef("no database at %s: run 'prowcrawl crawl' first", path)
 	}
-	return openLocked(ctx, path)
+	need, err := db.NeedsMigration(ctx, path)
+	switch {
+	case errors.Is(err, db.ErrEmpty):
+		return usagef("no crawl has written %s yet: run 'prowcrawl crawl' first", path)
+	case errors.Is(err, db.ErrForeign):
+		return usagef("%s is %v: give the --db of a crawl", path, db.ErrForeign)
+	case err != nil:
+		return usageError{err}
+	case !need:
+		return nil
+	}
+	fmt.Fprintf(stderr, "upgrading the schema of %s (once; a minute or more on a large database)\n", path)
+	lock, err := lockDB(ctx, path, true)
+	if err != nil {
+		return err
+	}
+	store, err := db.Open(ctx, path)
+	if err == nil {
+		err = store.Close()
+	}
+	return errors.Join(usageErr(err), lock.Release())
+}
+
+// usageErr makes err, unless nil, a usage error.
+func usageErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
 }
 
 // openLocked opens a database whose writer's lock the command holds.

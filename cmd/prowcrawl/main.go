@@ -59,18 +59,20 @@ func exitCode(err error, stderr io.Writer) int {
 const usage = `prowcrawl crawls OpenShift CI upgrade-job runs from GCS into SQLite.
 
 Usage:
-  prowcrawl crawl     [--bucket URL] [--mirror-of gs://NAME] [--db PATH] [--job REGEX]... [--since T] [--until T] [--lookback D] [--concurrency N] [--rules FILE]
+  prowcrawl crawl     [--bucket URL] [--mirror-of gs://NAME] [--db PATH] [--job REGEX]... [--since T] [--until T] [--lookback D] [--concurrency N] [--rules FILE] [--cache DIR]
   prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
   prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--min-runs N] [--now T]
   prowcrawl report    [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--out FILE]
   prowcrawl report    --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--since T] [--until T]
   prowcrawl report    --changes [--since T] [--format table|markdown|json]
-  prowcrawl classify  [--rules FILE] [--format table|json] PATH...
+  prowcrawl classify  [--rules FILE] [--format table|json] [--gcs-auth] PATH|gs://BUCKET/PATH|PROW-URL...
   prowcrawl rules     [--rules FILE | --check FILE]
   prowcrawl suggest   [--top N] [--since T] [--until T] [--job REGEX] [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]
   prowcrawl merge     OUT.db IN.db...
   prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
-  prowcrawl status    [--db PATH] [--runs N]
+  prowcrawl reclassify [--rules FILE] [--since T] [--until T] [--job REGEX]... [--fetch]
+  prowcrawl search    REGEX [--db PATH] [--cache DIR] [--since T] [--until T] [--job REGEX]... [--files GLOB] [--format table|json]
+  prowcrawl status    [--db PATH] [--runs N] [--cache DIR]
   prowcrawl version
 
 Run 'prowcrawl COMMAND --help' for the flags of a command.
@@ -99,6 +101,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runExport(ctx, rest, stdout, stderr)
 	case "status":
 		return runStatus(ctx, rest, stdout, stderr)
+	case "search":
+		return runSearch(ctx, rest, stdout, stderr)
+	case "reclassify":
+		return runReclassify(ctx, rest, stdout, stderr)
 	case "suggest":
 		return runSuggest(ctx, rest, stdout, stderr)
 	case "version", "--version":

@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/cache"
+	"github.com/openshift-eng/prowcrawl/db"
 )
 
 // The tests in this file run prowcrawl as the separate process cron runs:
@@ -256,6 +259,62 @@ func TestProcess(t *testing.T) {
 		}
 	})
 
+	// SIGKILL while the artifact cache is written: whatever the kill cut
+	// short is never trusted. Every run file left opens and passes its
+	// checks, a rerun completes the cache, and reclassify from it gives
+	// the clean crawl's symptoms without a run missing.
+	t.Run("SIGKILL during cache writes", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 9))
+		dir := t.TempDir()
+		dbPath := filepath.Join(dir, "killed.db")
+		cacheDir := filepath.Join(dir, defaultCacheName)
+		for i := range 3 {
+			after := rng.IntN(runs / 2)
+			extra := time.Duration(rng.Int64N(int64(200 * time.Millisecond)))
+			// backfill --refetch rewrites the cached runs every time.
+			p := start(t, bin, append([]string{"backfill", "--refetch"}, args(dbPath)[1:]...)...)
+			if i == 0 {
+				waitStored(t, dbPath, after)
+			}
+			time.Sleep(extra)
+			_ = p.cmd.Process.Kill()
+			p.wait(t)
+			cc, err := cache.Open(cacheDir, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for e, err := range cc.Runs() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := cc.Open(e.Key)
+				if err != nil {
+					t.Fatalf("kill %d: a run file left in place does not open: %v", i+1, err)
+				}
+				if err := r.Verify(); err != nil {
+					t.Fatalf("kill %d: %v", i+1, err)
+				}
+				r.Close()
+				n++
+			}
+			st, _ := cc.Stats()
+			t.Logf("kill %d, %s after %d runs were stored: %d runs cached whole, %d bytes in temporary files", i+1, extra.Round(time.Millisecond), after, n, st.Temp)
+		}
+		p := start(t, bin, args(dbPath)...)
+		if code := p.wait(t); code != 0 {
+			t.Fatalf("rerun: exit %d: %s", code, p.stderr.String())
+		}
+		p = start(t, bin, "reclassify", "--db", dbPath)
+		if code := p.wait(t); code != 0 || !strings.Contains(p.stdout.String(), "0 not in the cache, 0 unreadable there") {
+			t.Fatalf("reclassify after the kills: exit %d: %s%s", code, p.stdout.String(), p.stderr.String())
+		}
+		want := rows(t, openSQL(t, cleanDB), `SELECT * FROM run_symptoms ORDER BY job, build_id, symptom_id`)
+		if got := rows(t, openSQL(t, dbPath), `SELECT * FROM run_symptoms ORDER BY job, build_id, symptom_id`); got != want {
+			t.Fatalf("symptoms after the kills and reclassify differ from the clean crawl's: %s", firstDiff(want, got))
+		}
+	})
+
 	// SIGINT and SIGTERM stop at a run boundary: the summary is printed,
 	// the exit status is 1 with one sentence, the crawl is logged as
 	// interrupted, and a rerun completes the database.
@@ -303,7 +362,7 @@ func TestProcess(t *testing.T) {
 		first := start(t, bin, args(dbPath)...)
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			if b, _ := os.ReadFile(dbPath + ".lock"); strings.TrimSpace(string(b)) == strconv.Itoa(first.cmd.Process.Pid) {
+			if db.Holder(dbPath) == first.cmd.Process.Pid {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -323,6 +382,29 @@ func TestProcess(t *testing.T) {
 		if took > 2*time.Second {
 			t.Errorf("the second crawl took %s to give up", took)
 		}
+		// The lock is the file's: through a hard link, a symbolic link
+		// or a second directory reaching it, a crawl is refused all the
+		// same. Before, each took a lock of its own name and both wrote
+		// (integrity_check: "2nd reference to page").
+		linkDir := t.TempDir()
+		hard, soft, otherDir := filepath.Join(linkDir, "hard.db"), filepath.Join(linkDir, "soft.db"), filepath.Join(linkDir, "second")
+		if err := os.Link(dbPath, hard); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(dbPath, soft); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Dir(dbPath), otherDir); err != nil {
+			t.Fatal(err)
+		}
+		for _, other := range []string{hard, soft, filepath.Join(otherDir, filepath.Base(dbPath))} {
+			p := start(t, bin, args(other)...)
+			code := p.wait(t)
+			want := fmt.Sprintf("prowcrawl: database %s is being written by another crawl (process %d); try again later, or pass --wait", other, first.cmd.Process.Pid)
+			if code != 2 || strings.TrimSpace(p.stderr.String()) != want {
+				t.Errorf("crawl through %s: exit %d, stderr %q; want 2 and %q", other, code, p.stderr.String(), want)
+			}
+		}
 		t.Logf("the second crawl gave up after %s", took.Round(time.Millisecond))
 		if code := first.wait(t); code != 0 {
 			t.Fatalf("first crawl: exit %d: %s", code, first.stderr.String())
@@ -339,8 +421,8 @@ func TestProcess(t *testing.T) {
 		}
 	})
 
-	// A crawl writes its database, the database's -wal, -shm and .lock
-	// files, and nothing else: not in the working directory, the home
+	// A crawl writes its database, the database's -wal and -shm files,
+	// and nothing else (the lock is taken on the database itself): not in the working directory, the home
 	// directory or the temporary directory.
 	t.Run("writes only the database", func(t *testing.T) {
 		cwd, home, tmp, dbDir := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
@@ -357,7 +439,7 @@ func TestProcess(t *testing.T) {
 		}
 		ents, _ := os.ReadDir(dbDir)
 		for _, e := range ents {
-			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm", "x.db.lock"}, e.Name()) {
+			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm", defaultCacheName}, e.Name()) {
 				t.Errorf("the crawl wrote %s next to the database", e.Name())
 			}
 		}

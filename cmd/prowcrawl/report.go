@@ -40,7 +40,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.DB, "db", o.DB, "SQLite database file")
 	fs.StringVar(&o.By, "by", o.By, "rows per edge, job, variant or presubmit (edges and variants are compared with the release before, jobs and presubmits with the weeks before)")
-	fs.StringVar(&o.Format, "format", o.Format, "table, csv, json, markdown or html (with --assess: table, json or markdown)")
+	fs.StringVar(&o.Format, "format", o.Format, "table, csv, json, markdown or html (with --assess: table, json, markdown or blocked-edges; with --changes: table, markdown or json)")
 	fs.StringVar(&o.Symptom, "symptom", o.Symptom, "only this symptom id")
 	fs.StringVar(&o.Job, "job", o.Job, "count only the runs of jobs matching this regular expression")
 	fs.StringVar(&o.Since, "since", o.Since, "count only runs started since T: every number is computed for that window (a date, an RFC 3339 time, or a duration back from now: 7d)")
@@ -74,7 +74,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usagef("--out %s: directory %s does not exist", o.Out, filepath.Dir(o.Out))
 		}
 	}
-	store, err := openExisting(ctx, o.DB, stderr)
+	store, err := openReader(ctx, o.DB, stderr)
 	if err != nil {
 		return err
 	}

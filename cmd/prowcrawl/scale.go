@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -46,15 +47,27 @@ it was read more completely, or later. Merging again changes nothing.
 		if _, err := os.Stat(in); err != nil {
 			return usagef("input %v", err)
 		}
-		if abs(in) == abs(outPath) {
+		if abs(in) == abs(outPath) || sameFile(in, outPath) {
 			return usagef("input %s is the output", in)
 		}
-		// Bring the input's schema up to date, as any command would.
-		d, err := db.Open(ctx, in)
-		if err != nil {
-			return usageError{err}
+		// An input the job cannot use stops it (exit 1) before anything
+		// is merged: a file that is not prowcrawl's, or empty, or corrupt
+		// is refused, never made into a database. One of an older schema
+		// is brought up to date, as any command would, under its lock.
+		need, err := db.NeedsMigration(ctx, in)
+		switch {
+		case errors.Is(err, db.ErrEmpty):
+			return fmt.Errorf("input %s is empty, not a database a crawl wrote; nothing was merged", in)
+		case errors.Is(err, db.ErrForeign):
+			return fmt.Errorf("input %s is %v; nothing was merged", in, db.ErrForeign)
+		case err != nil:
+			return fmt.Errorf("input %s cannot be read (%v); nothing was merged", in, err)
+		case need:
+			if err := upgradeInput(ctx, in); err != nil {
+				return fmt.Errorf("input %s: %w; nothing was merged", in, err)
+			}
 		}
-		if err := d.Close(); err != nil {
+		if err := db.CheckShard(ctx, in); err != nil {
 			return err
 		}
 	}
@@ -74,8 +87,32 @@ it was read more completely, or later. Merging again changes nothing.
 			return err
 		}
 		fmt.Fprintf(stdout, "merge: %s: %d runs, %d tests, %d symptoms taken\n", in, st.Runs, st.Tests, st.Symptoms)
+		if st.Cursors > 0 {
+			fmt.Fprintf(stdout, "merge: %s: %d cursors were past the input's newest run of their job and were taken at that run\n", in, st.Cursors)
+		}
 	}
 	return runAnalysis(ctx, out, opts, stdout)
+}
+
+// upgradeInput brings an input's schema up to date under its writer's
+// lock, closing it before the lock goes (see db.Lock).
+func upgradeInput(ctx context.Context, path string) error {
+	lock, err := db.AcquireLock(ctx, path, true)
+	if err != nil {
+		return err
+	}
+	d, err := db.Open(ctx, path)
+	if err == nil {
+		err = d.Close()
+	}
+	return errors.Join(err, lock.Release())
+}
+
+// sameFile says whether two paths reach one file (a link, a second mount).
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 func abs(p string) string {
@@ -110,7 +147,7 @@ loadable into BigQuery:
 	if format != "jsonl" {
 		return usagef("--format %q: want jsonl", format)
 	}
-	store, err := openExisting(ctx, dbPath, stderr)
+	store, err := openReader(ctx, dbPath, stderr)
 	if err != nil {
 		return err
 	}

@@ -17,14 +17,16 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	fs.StringVar(&dbPath, "db", dbPath, "SQLite database file")
 	fs.IntVar(&runs, "runs", runs, "also list the newest N runs that show symptoms")
+	var co cacheOptions
+	co.addFlags(fs, false)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl status [--db PATH] [--runs N]\n\nShows the runs stored per job, the symptoms they show, and the last crawl.\n\n")
+		fmt.Fprint(stderr, "Usage: prowcrawl status [--db PATH] [--runs N] [--cache DIR]\n\nShows the runs stored per job, the symptoms they show, the last crawl, and the artifact cache.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	store, err := openExisting(ctx, dbPath, stderr)
+	store, err := openReader(ctx, dbPath, stderr)
 	if err != nil {
 		return err
 	}
@@ -33,5 +35,20 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	return report.WriteStatus(stdout, s)
+	if err := report.WriteStatus(stdout, s); err != nil {
+		return err
+	}
+	// The artifact cache, when there is one: its size and span.
+	if dir := co.dir(dbPath); dir != "" && cacheExists(dir) {
+		cc, err := co.open(dbPath)
+		if err != nil {
+			return err
+		}
+		st, err := cc.Stats()
+		if err != nil {
+			return err
+		}
+		return report.WriteCacheStatus(stdout, dir, st)
+	}
+	return nil
 }

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/report"
 	"github.com/openshift-eng/prowcrawl/suggest"
@@ -48,6 +54,24 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
+	var logs *cache.Cache
+	switch dir := o.Cache; {
+	case !fs.Changed("cache"):
+		dir = filepath.Join(filepath.Dir(o.DB), "prowcrawl-cache")
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			break // no cache: the messages of failed tests only
+		}
+		fallthrough
+	case dir != "":
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usagef("--cache %s: no such directory", dir)
+		}
+		c, err := cache.Open(dir, 0)
+		if err != nil {
+			return usagef("--cache %s: %v", dir, err)
+		}
+		logs = c
+	}
 	if !slices.Contains(report.SuggestFormats, o.Format) {
 		return usagef("--format %q: want %s", o.Format, strings.Join(report.SuggestFormats, ", "))
 	}
@@ -84,7 +108,7 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer store.Close()
-	res, err := gatherSuggestions(ctx, store, q, job, suggest.Options{MaxTemplates: o.Templates, MinRuns: o.MinRuns}, o.Top)
+	res, err := gatherSuggestions(ctx, store, logs, q, job, suggest.Options{MaxTemplates: o.Templates, MinRuns: o.MinRuns}, o.Top)
 	if err != nil {
 		return err
 	}
@@ -92,8 +116,9 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // gatherSuggestions feeds the failures of the stored runs to a collector:
-// the messages of failed tests, run by run, and asks it for proposals.
-func gatherSuggestions(ctx context.Context, store *db.DB, q db.FailureQuery, job *regexp.Regexp, opts suggest.Options, top int) (suggest.Result, error) {
+// the messages of failed tests, run by run, then the error-like lines of
+// the runs' cached logs, and asks it for proposals.
+func gatherSuggestions(ctx context.Context, store *db.DB, logs *cache.Cache, q db.FailureQuery, job *regexp.Regexp, opts suggest.Options, top int) (suggest.Result, error) {
 	stored, err := store.FailureRuns(ctx, q)
 	if err != nil {
 		return suggest.Result{}, err
@@ -104,6 +129,7 @@ func gatherSuggestions(ctx context.Context, store *db.DB, q db.FailureQuery, job
 	}
 	index := make(map[key]int, len(stored))
 	runs := make([]suggest.Run, 0, len(stored))
+	var keys []cache.Key // of runs, by index
 	for _, r := range stored {
 		if job != nil && !job.MatchString(r.Job) {
 			continue
@@ -111,6 +137,7 @@ func gatherSuggestions(ctx context.Context, store *db.DB, q db.FailureQuery, job
 		failed := r.Result != "success"
 		index[key{r.Job, r.BuildID}] = len(runs)
 		runs = append(runs, suggest.Run{Job: r.Job, BuildID: r.BuildID, Edge: r.Edge, Failed: failed, Explained: failed && r.Explained})
+		keys = append(keys, cache.Key{Bucket: r.Bucket, Path: r.Path})
 	}
 	col := suggest.New(runs, opts)
 	for t, err := range store.FailedTests(ctx, q) {
@@ -123,5 +150,70 @@ func gatherSuggestions(ctx context.Context, store *db.DB, q db.FailureQuery, job
 		}
 		col.Add(suggest.Text{Run: i, Kind: suggest.KindJUnit, Test: t.Name, Text: t.Message})
 	}
+	if logs != nil {
+		for i, k := range keys {
+			if err := ctx.Err(); err != nil {
+				return suggest.Result{}, err
+			}
+			if err := cachedLogLines(logs, k, func(file, line string) {
+				col.Add(suggest.Text{Run: i, Kind: suggest.KindLog, File: file, Text: line})
+			}); err != nil {
+				return suggest.Result{}, err
+			}
+		}
+	}
 	return col.Propose(top)
+}
+
+// logFile reports whether a cached object is a log whose lines are failure
+// texts: build logs and pod logs, not JUnit (whose messages the database
+// holds) nor JSON.
+func logFile(name string) bool {
+	name = strings.TrimSuffix(name, ".gz")
+	return strings.HasSuffix(name, ".log") || strings.HasSuffix(name, "build-log.txt")
+}
+
+// cachedLogLines calls add for each error-like line of the cached logs of
+// a run. A run the cache does not hold, or holds damaged, has none.
+func cachedLogLines(c *cache.Cache, k cache.Key, add func(file, line string)) error {
+	run, err := c.Open(k)
+	if errors.Is(err, cache.ErrNotCached) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cache %s: %w", k, err)
+	}
+	defer run.Close()
+	for obj, err := range run.All() {
+		if err != nil {
+			return nil // damaged: what was read so far stands
+		}
+		if !logFile(obj.Name) {
+			continue
+		}
+		br := bufio.NewReaderSize(obj.Content, 64<<10)
+		if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+			zr, err := gzip.NewReader(br)
+			if err != nil {
+				continue
+			}
+			br = bufio.NewReaderSize(zr, 64<<10)
+		}
+		for {
+			// A line past the buffer is taken by its first 64 KiB, as the
+			// classifier matches it; the rest is skipped.
+			chunk, err := br.ReadSlice('\n')
+			line := string(chunk)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if line != "" && suggest.ErrorLike(line) {
+				add(obj.Name, strings.TrimRight(line, "\r\n"))
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	return nil
 }

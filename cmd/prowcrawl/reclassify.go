@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/openshift-eng/prowcrawl/crawler"
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	dbPath, rules, bucket := "prowcrawl.db", "", ""
+	var fetch, wait, gcsAuth bool
+	concurrency := 16
+	var sel storedRunOptions
+	var co cacheOptions
+	var a analyzeOptions
+	lo := logOptions{Format: "text", Level: "warn"}
+	fs := pflag.NewFlagSet("reclassify", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&dbPath, "db", dbPath, "SQLite database file")
+	co.addFlags(fs, true)
+	fs.StringVar(&rules, "rules", rules, "a rules file that adds symptoms or replaces built-in ones by id (see 'prowcrawl rules')")
+	sel.addFlags(fs)
+	fs.BoolVar(&fetch, "fetch", fetch, "download the runs the cache does not hold whole from their bucket (and cache them); without it they are only listed")
+	fs.StringVar(&bucket, "bucket", bucket, "with --fetch: where to download from (default: each run's own bucket, gs://NAME); a directory mirroring the runs' bucket works too")
+	fs.BoolVar(&gcsAuth, "gcs-auth", gcsAuth, "with --fetch: use Application Default Credentials instead of anonymous access")
+	fs.IntVar(&concurrency, "concurrency", concurrency, "with --fetch: runs downloaded at once")
+	fs.BoolVar(&wait, "wait", wait, "when a crawl is writing the database, wait for it to finish instead of failing")
+	lo.addFlags(fs)
+	a.addFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: prowcrawl reclassify [--rules FILE] [--since T] [--until T] [--job REGEX] [--fetch]\n\n"+
+			"Classifies stored runs again from the artifact cache, with the rules as they are now, replaces their\n"+
+			"symptoms and analyzes. It makes no request to the bucket for a cached run; a run the cache does not\n"+
+			"hold whole is listed, and downloaded with --fetch.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	if concurrency < 1 || concurrency > 1024 {
+		return usagef("--concurrency %d: want 1 to 1024", concurrency)
+	}
+	picked, err := sel.parse(time.Now())
+	if err != nil {
+		return err
+	}
+	logger, err := lo.logger(stderr)
+	if err != nil {
+		return err
+	}
+	eng, err := loadRules(rules)
+	if err != nil {
+		return err
+	}
+	opts, err := a.options(time.Now())
+	if err != nil {
+		return err
+	}
+	lock, err := lockDB(ctx, dbPath, wait)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	store, err := openLocked(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	cc, err := co.openExisting(dbPath)
+	if err != nil {
+		return err
+	}
+	runs, err := picked.runs(ctx, store)
+	if err != nil {
+		return err
+	}
+	sum, err := crawler.Reclassify(ctx, store, cc, runs, crawler.ReclassifyOptions{Rules: eng})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "reclassify: %d runs, %d classified again from the cache (%d symptoms found), %d not in the cache, %d unreadable there, in %s; no request to the bucket\n",
+		sum.Runs, sum.Cached, sum.Symptoms, len(sum.Missing), len(sum.Failed), sum.Duration.Round(time.Millisecond))
+	missing := append(sum.Missing, sum.Failed...)
+	var fetchErr error
+	if len(missing) > 0 && !fetch {
+		fmt.Fprintf(stdout, "runs not classified again (--fetch downloads them):\n")
+		for i, r := range missing {
+			if i == 20 {
+				fmt.Fprintf(stdout, "  ... and %d more\n", len(missing)-i)
+				break
+			}
+			fmt.Fprintf(stdout, "  %s\n", r.URL)
+		}
+	}
+	if len(missing) > 0 && fetch {
+		fetchErr = refetch(ctx, store, co, dbPath, bucket, crawler.Config{Command: "reclassify", Rules: eng, Concurrency: concurrency, Logger: logger}, gcsAuth, missing, stdout)
+		if fetchErr != nil && !errors.Is(fetchErr, crawler.ErrRunsFailed) {
+			return fetchErr
+		}
+	}
+	if err := runAnalysis(ctx, store, opts, stdout); err != nil {
+		return err
+	}
+	return fetchErr
+}
+
+// refetch downloads runs from their bucket (or from bucket when given),
+// caching them, and stores them as backfill --refetch does.
+func refetch(ctx context.Context, store *db.DB, co cacheOptions, dbPath, bucket string, cfg crawler.Config, auth bool, runs []db.StoredRun, stdout io.Writer) error {
+	cc, err := co.open(dbPath)
+	if err != nil {
+		return err
+	}
+	cfg.Cache = cc
+	byBucket := map[string][]db.StoredRun{}
+	var order []string
+	for _, r := range runs {
+		if _, ok := byBucket[r.Bucket]; !ok {
+			order = append(order, r.Bucket)
+		}
+		byBucket[r.Bucket] = append(byBucket[r.Bucket], r)
+	}
+	var errs []error
+	for _, b := range order {
+		url := "gs://" + b
+		if bucket != "" {
+			url = bucket
+		}
+		src, err := crawler.Open(ctx, url, crawler.GCSOptions{Auth: auth})
+		if err != nil {
+			return usageError{err}
+		}
+		if d, ok := src.(*crawler.Dir); ok {
+			if err := d.MirrorOf("gs://" + b); err != nil {
+				closeSource(src)
+				return usagef("--bucket: %v", err)
+			}
+		}
+		if src.Bucket() != b {
+			closeSource(src)
+			return usagef("--bucket %s holds runs of gs://%s, not of gs://%s", bucket, src.Bucket(), b)
+		}
+		sum, err := crawler.New(src, store, cfg).Refetch(ctx, byBucket[b])
+		closeSource(src)
+		fmt.Fprintln(stdout, summaryLine("reclassify --fetch", sum))
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func closeSource(src crawler.Source) {
+	if c, ok := src.(io.Closer); ok {
+		c.Close()
+	}
+}

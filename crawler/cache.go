@@ -1,0 +1,330 @@
+package crawler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/openshift-eng/prowcrawl/artifact"
+	"github.com/openshift-eng/prowcrawl/cache"
+	"github.com/openshift-eng/prowcrawl/classify"
+	"github.com/openshift-eng/prowcrawl/db"
+)
+
+// The artifact cache is a source of runs like the bucket and a mirror: a
+// crawl tees every object it reads into it (teeRun), and reclassify and
+// classify read a cached run as the same artifact.Run value (CachedRun).
+
+// teeRun is run with every file read to its end stored in the cache too,
+// and the writer that stores them; run itself and a nil writer without a
+// cache. The run's listing is stored with it, so that a reader knows which
+// files of the run the cache lacks.
+func (c *Crawler) teeRun(dir string, run artifact.Run) (artifact.Run, *cache.Writer) {
+	if c.cfg.Cache == nil {
+		return run, nil
+	}
+	w, err := c.cfg.Cache.Create(cache.Key{Bucket: c.src.Bucket(), Path: dir})
+	if err != nil {
+		c.log.Warn("not caching the run", "run", dir, "err", err)
+		return run, nil
+	}
+	listing := make([]cache.File, len(run.Files))
+	files := make([]artifact.File, len(run.Files))
+	for i, f := range run.Files {
+		listing[i] = cache.File{Name: f.Name(), Size: f.Size()}
+		files[i] = teeFile{File: f, w: w}
+	}
+	w.SetListing(listing)
+	out := artifact.Run{Dir: run.Dir, Files: files}
+	if run.Ahead != nil {
+		out.Ahead = teeAhead{run.Ahead}
+	}
+	return out, w
+}
+
+// keepRun commits what w stored of a run once it was read, finished: a
+// running job's artifacts are incomplete, and a run whose metadata could
+// not be read is read again anyway. A cache that cannot be written does
+// not fail the run; it is logged.
+func (c *Crawler) keepRun(w *cache.Writer, res artifact.Result, err error) {
+	if w == nil {
+		return
+	}
+	if err != nil || res.Run.Result == "" || res.Run.Result == "pending" {
+		w.Abort()
+		return
+	}
+	w.SetStarted(res.Run.StartedAt)
+	if err := w.Commit(); err != nil {
+		c.log.Warn("could not cache the run", "run", w.Key().Path, "err", err)
+	}
+}
+
+// teeFile is a file whose reads are stored in the cache.
+type teeFile struct {
+	artifact.File
+	w *cache.Writer
+}
+
+func (f teeFile) Open(ctx context.Context) (io.ReadCloser, error) {
+	rc, err := f.File.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return f.w.Tee(f.Name(), rc), nil
+}
+
+// teeAhead reads ahead the files a teeFile stands for.
+type teeAhead struct{ a artifact.Ahead }
+
+func (t teeAhead) ReadAhead(ctx context.Context, files []artifact.File) func() {
+	inner := make([]artifact.File, len(files))
+	for i, f := range files {
+		if tf, ok := f.(teeFile); ok {
+			f = tf.File
+		}
+		inner[i] = f
+	}
+	return t.a.ReadAhead(ctx, inner)
+}
+
+// ErrIncomplete is returned (wrapped) by ReadCached for a run the cache
+// holds without a file its reading needs, or holds damaged: it must be
+// read from the bucket again. It matches cache.ErrNotCached.
+var ErrIncomplete = fmt.Errorf("the cache lacks files the run's reading needs (%w)", cache.ErrNotCached)
+
+// CachedRun is the run k as the cache holds it: an artifact.Run of its
+// whole listing, whose cached files open from the cache and whose other
+// files fail with cache.ErrNotCached. Close the returned Run when done.
+func CachedRun(c *cache.Cache, k cache.Key) (artifact.Run, *cache.Run, error) {
+	cr, err := c.Open(k)
+	if err != nil {
+		return artifact.Run{}, nil, err
+	}
+	return cachedRunOf(cr, nil), cr, nil
+}
+
+// cachedRunOf makes the artifact.Run of cr; misses, unless nil, hears of
+// every file opened that the cache does not hold or holds damaged.
+func cachedRunOf(cr *cache.Run, misses *missed) artifact.Run {
+	var files []artifact.File
+	for _, f := range cr.Files() {
+		files = append(files, cachedFile{f: f, run: cr, misses: misses})
+	}
+	return artifact.Run{Dir: cr.Key().Path + "/", Files: files}
+}
+
+// ReadCached reads the run k from the cache as a crawl reads it from the
+// bucket: the same artifact.Read of the same listing. A run the cache does
+// not hold whole (a file the reading opens is missing or damaged) is
+// ErrIncomplete, and its damaged file is removed so that the next crawl
+// stores it anew; no result of it is trusted.
+func ReadCached(ctx context.Context, c *cache.Cache, k cache.Key, opts artifact.Options) (artifact.Result, error) {
+	cr, err := c.Open(k)
+	if errors.Is(err, cache.ErrDamaged) {
+		_ = c.Remove(k)
+	}
+	if err != nil {
+		return artifact.Result{}, err
+	}
+	defer cr.Close()
+	var m missed
+	res, err := artifact.Read(ctx, cachedRunOf(cr, &m), opts)
+	if m.damaged {
+		_ = c.Remove(k)
+	}
+	if len(m.names) > 0 {
+		return artifact.Result{}, fmt.Errorf("%s: %s: %w", k, m.names[0], ErrIncomplete)
+	}
+	return res, err
+}
+
+// missed collects the files of a cached run that could not be opened.
+type missed struct {
+	mu      sync.Mutex
+	names   []string
+	damaged bool
+}
+
+func (m *missed) add(name string, err error) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.names = append(m.names, name)
+	m.damaged = m.damaged || errors.Is(err, cache.ErrDamaged)
+	m.mu.Unlock()
+}
+
+// cachedFile is a file of a cached run.
+type cachedFile struct {
+	f      cache.File
+	run    *cache.Run
+	misses *missed
+}
+
+func (f cachedFile) Name() string { return f.f.Name }
+
+func (f cachedFile) Size() int64 {
+	switch {
+	case f.f.Cached:
+		return f.f.Stored
+	case f.f.Encoding != "":
+		return -1
+	}
+	return f.f.Size
+}
+
+func (f cachedFile) Open(ctx context.Context) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rc, err := f.run.Open(f.f.Name)
+	if err != nil {
+		f.misses.add(f.f.Name, err)
+		return nil, err
+	}
+	return &cachedReader{rc: rc, f: f}, nil
+}
+
+// cachedReader reports damage found at the end of a file's content.
+type cachedReader struct {
+	rc io.ReadCloser
+	f  cachedFile
+}
+
+func (r *cachedReader) Read(p []byte) (int, error) {
+	n, err := r.rc.Read(p)
+	if err != nil && errors.Is(err, cache.ErrDamaged) {
+		r.f.misses.add(r.f.f.Name, err)
+	}
+	return n, err
+}
+
+func (r *cachedReader) Close() error { return r.rc.Close() }
+
+// ReclassifyOptions says how stored runs are classified again.
+type ReclassifyOptions struct {
+	Rules          *classify.Engine
+	MaxObjectBytes int64
+	// Workers bounds the runs read at once; 0 means every core.
+	Workers int
+}
+
+// Reclassified is what Reclassify did.
+type Reclassified struct {
+	Runs     int            // runs asked for
+	Cached   int            // classified again from the cache
+	Symptoms int            // matches found in them
+	Missing  []db.StoredRun // not in the cache, or not whole: not classified
+	Failed   []db.StoredRun // in the cache, but its metadata could not be read
+	Duration time.Duration
+}
+
+// Reclassify classifies the given stored runs again from the cache, with
+// the same reading a crawl does, and replaces their run_symptoms, in
+// batched transactions. It makes no request to any bucket: a run the cache
+// does not hold whole is listed in Missing and left as it was.
+func Reclassify(ctx context.Context, store *db.DB, c *cache.Cache, runs []db.StoredRun, opts ReclassifyOptions) (Reclassified, error) {
+	start := time.Now()
+	sum := Reclassified{Runs: len(runs)}
+	if opts.Rules == nil {
+		return sum, errors.New("reclassify: no rules")
+	}
+	if err := store.SyncSymptoms(ctx, symptomsOf(opts.Rules)); err != nil {
+		return sum, err
+	}
+	type outcome struct {
+		symptoms []db.RunSymptom
+		err      error
+	}
+	out := make([]outcome, len(runs))
+	p := pool.New().WithContext(ctx).WithMaxGoroutines(cmp.Or(opts.Workers, runtime.GOMAXPROCS(0)))
+	for i, r := range runs {
+		p.Go(func(ctx context.Context) error {
+			res, err := ReadCached(ctx, c, cache.Key{Bucket: r.Bucket, Path: r.Path}, artifact.Options{Rules: opts.Rules, MaxObjectBytes: opts.MaxObjectBytes})
+			out[i] = outcome{symptoms: res.Symptoms, err: err}
+			return ctx.Err()
+		})
+	}
+	if err := p.Wait(); err != nil {
+		return sum, err
+	}
+	const batch = 256
+	var recs []db.Reclassified
+	for i, o := range out {
+		r := runs[i]
+		switch {
+		case errors.Is(o.err, cache.ErrNotCached):
+			sum.Missing = append(sum.Missing, r)
+			continue
+		case o.err != nil:
+			sum.Failed = append(sum.Failed, r)
+			continue
+		}
+		sum.Cached++
+		sum.Symptoms += len(o.symptoms)
+		recs = append(recs, db.Reclassified{Job: r.Job, BuildID: r.BuildID, Symptoms: o.symptoms})
+		if len(recs) == batch {
+			if err := store.ReplaceSymptoms(ctx, recs); err != nil {
+				return sum, err
+			}
+			recs = recs[:0]
+		}
+	}
+	if err := store.ReplaceSymptoms(ctx, recs); err != nil {
+		return sum, err
+	}
+	sum.Duration = time.Since(start)
+	return sum, nil
+}
+
+// Refetch reads the given stored runs again from the crawler's source, as
+// backfill --refetch reads them, tees them into the cache, and stores them
+// in batched transactions. The runs must be in the source's bucket.
+func (c *Crawler) Refetch(ctx context.Context, runs []db.StoredRun) (Summary, error) {
+	start := c.cfg.Now()
+	var sum Summary
+	if c.cfg.Rules != nil {
+		if err := c.db.SyncSymptoms(ctx, symptomsOf(c.cfg.Rules)); err != nil {
+			return sum, err
+		}
+	}
+	p := pool.NewWithResults[result]().WithContext(ctx).WithMaxGoroutines(2 * c.cfg.Concurrency)
+	for _, r := range runs {
+		t := task{job: r.Job, id: r.BuildID, path: r.Path, known: true, presubmit: r.JobType == "presubmit"}
+		p.Go(func(ctx context.Context) (result, error) { return c.fetch(ctx, t), ctx.Err() })
+	}
+	results, err := p.Wait()
+	if err != nil {
+		return sum, err
+	}
+	var recs []db.Record
+	for _, r := range results {
+		c.account(r, &sum)
+		if r.rec != nil {
+			recs = append(recs, *r.rec)
+		}
+	}
+	for len(recs) > 0 {
+		n := min(len(recs), 64)
+		if err := c.db.Write(ctx, recs[:n], nil); err != nil {
+			return sum, err
+		}
+		recs = recs[n:]
+	}
+	sum.Objects = c.rd.total.objects.Load()
+	sum.Bytes = c.rd.total.bytes.Load()
+	sum.Duration = c.cfg.Now().Sub(start)
+	if sum.Errors > 0 {
+		return sum, fmt.Errorf("%w: %d runs recorded with errors, to be read again next time", ErrRunsFailed, sum.Errors)
+	}
+	return sum, nil
+}

@@ -1,0 +1,192 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/openshift-eng/prowcrawl/cache"
+	"github.com/openshift-eng/prowcrawl/search"
+)
+
+// SearchRun is a matching run as `search --format json` writes it. These
+// names are stable: add fields, never rename them.
+type SearchRun struct {
+	Job       string       `json:"job"`
+	BuildID   int64        `json:"build_id"`
+	URL       string       `json:"url"`
+	Result    string       `json:"result"`
+	StartedAt time.Time    `json:"started_at"`
+	Edge      string       `json:"edge"`
+	Matches   int          `json:"matches"` // matching lines; Lines holds the first of them
+	Lines     []SearchLine `json:"lines"`
+}
+
+// SearchLine is a matching line: the object's path in the bucket, its
+// line number from 1, and the line.
+type SearchLine struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// SearchGroup is the share of one job's runs on one edge that match.
+type SearchGroup struct {
+	Job         string   `json:"job"`
+	Edge        string   `json:"edge"`
+	Runs        int      `json:"runs"`
+	Hits        int      `json:"hits"`
+	Failed      int      `json:"failed"`
+	FailedHits  int      `json:"failed_hits"`
+	Passed      int      `json:"passed"`
+	PassedHits  int      `json:"passed_hits"`
+	Share       *float64 `json:"share"`
+	FailedShare *float64 `json:"failed_share"`
+	PassedShare *float64 `json:"passed_share"`
+	PValue      *float64 `json:"p_value"` // matching runs fail more often: one-sided Fisher exact test
+}
+
+// SearchOutput is the object `search --format json` prints: the matching
+// runs in Runs, and the shares per job and edge.
+type SearchOutput struct {
+	Pattern   string        `json:"pattern"`
+	Runs      []SearchRun   `json:"runs"`
+	Groups    []SearchGroup `json:"groups"`
+	Searched  int           `json:"searched"`
+	NotCached int           `json:"not_cached"`
+	Files     int           `json:"files"`
+	Bytes     int64         `json:"bytes"`
+}
+
+func searchOutput(r search.Result) SearchOutput {
+	out := SearchOutput{Pattern: r.Pattern, Runs: []SearchRun{}, Groups: []SearchGroup{}, Searched: r.Searched,
+		NotCached: len(r.NotCached), Files: r.Files, Bytes: r.Bytes}
+	for _, run := range r.Runs {
+		sr := SearchRun{Job: run.Job, BuildID: run.BuildID, URL: run.URL, Result: run.Result, StartedAt: run.StartedAt,
+			Edge: run.Edge.String(), Matches: run.Matches, Lines: []SearchLine{}}
+		for _, l := range run.Lines {
+			sr.Lines = append(sr.Lines, SearchLine(l))
+		}
+		out.Runs = append(out.Runs, sr)
+	}
+	for _, g := range r.Groups {
+		out.Groups = append(out.Groups, SearchGroup{Job: g.Job, Edge: g.Edge, Runs: g.Runs, Hits: g.Hits,
+			Failed: g.Failed, FailedHits: g.FailedHits, Passed: g.Passed, PassedHits: g.PassedHits,
+			Share: ratio(g.Hits, g.Runs), FailedShare: ratio(g.FailedHits, g.Failed), PassedShare: ratio(g.PassedHits, g.Passed),
+			PValue: round6(g.P)})
+	}
+	return out
+}
+
+func ratio(n, of int) *float64 {
+	if of == 0 {
+		return nil
+	}
+	return round6(float64(n) / float64(of))
+}
+
+// WriteSearch renders what a search found: "table" lists each matching
+// run's link and lines, then the shares per job and edge; "json" writes a
+// SearchOutput.
+func WriteSearch(w io.Writer, r search.Result, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(searchOutput(r))
+	case "table", "":
+	default:
+		return fmt.Errorf("unknown format %q (want table or json)", format)
+	}
+	bw := &errWriter{w: w}
+	for _, run := range r.Runs {
+		fmt.Fprintf(bw, "%s %s %s\n", run.StartedAt.Format("2006-01-02 15:04"), run.Result, run.URL)
+		for _, l := range run.Lines {
+			fmt.Fprintf(bw, "  %s:%d: %s\n", strings.TrimPrefix(l.File, run.Path+"/"), l.Line, l.Text)
+		}
+		if more := run.Matches - len(run.Lines); more > 0 {
+			fmt.Fprintf(bw, "  ... %d more matching lines\n", more)
+		}
+	}
+	if len(r.Runs) > 0 {
+		fmt.Fprintln(bw)
+	}
+	fmt.Fprintf(bw, "%d of %d runs searched match (%d files, %s)", len(r.Runs), r.Searched, r.Files, sizeOf(r.Bytes))
+	if n := len(r.NotCached); n > 0 {
+		fmt.Fprintf(bw, "; %d runs not in the cache were not searched", n)
+	}
+	fmt.Fprintf(bw, ", in %s.\n", r.Duration.Round(time.Millisecond))
+	if bw.err != nil {
+		return bw.err
+	}
+	if len(r.Groups) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nFinished runs that match, per job and edge (P: matching runs fail more often, one-sided Fisher exact test):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tEDGE\tRUNS\tMATCH\tFAILED\tMATCH\tPASSED\tMATCH\tP")
+	for _, g := range r.Groups {
+		if g.Hits == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%d\t%s\t%s\n", g.Job, dashed(g.Edge), g.Runs, countPct(g.Hits, g.Runs),
+			g.Failed, countPct(g.FailedHits, g.Failed), g.Passed, countPct(g.PassedHits, g.Passed), pValue(g.P))
+	}
+	return tw.Flush()
+}
+
+func countPct(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d (%.0f%%)", n, 100*float64(n)/float64(of))
+}
+
+// sizeOf renders a byte count: "3.1 MiB".
+func sizeOf(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// errWriter remembers the first error of a series of writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// WriteCacheStatus is the line `status` shows for the artifact cache: its
+// size against its bound and the span of the runs it holds.
+func WriteCacheStatus(w io.Writer, dir string, s cache.Stats) error {
+	var err error
+	switch {
+	case s.Runs == 0:
+		_, err = fmt.Fprintf(w, "\ncache %s: empty (bound %s)\n", dir, sizeOf(s.MaxBytes))
+	default:
+		_, err = fmt.Fprintf(w, "\ncache %s: %d runs, %s of %s, runs started %s to %s\n", dir, s.Runs, sizeOf(s.Bytes), sizeOf(s.MaxBytes),
+			s.Oldest.Format(time.DateOnly), s.Newest.Format(time.DateOnly))
+	}
+	if err == nil && s.Temp > 0 {
+		_, err = fmt.Fprintf(w, "  %s in files being written, or left by a writer that was killed (removed by the next eviction)\n", sizeOf(s.Temp))
+	}
+	return err
+}

@@ -1,0 +1,231 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/openshift-eng/prowcrawl/cache"
+	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/stats"
+)
+
+// Options says what to search for.
+type Options struct {
+	// Pattern is the regular expression (RE2 syntax) a line must match.
+	Pattern string
+	// Files, unless nil, selects the cached files searched by their path
+	// below the run's directory; nil searches every cached file.
+	Files *regexp.Regexp
+	// MaxLines bounds the lines kept per run (all are counted); 0 means 10.
+	MaxLines int
+	// MaxExcerpt bounds the bytes kept of a line, around its match; 0
+	// means 300.
+	MaxExcerpt int
+	// Workers bounds the runs searched at once; 0 means every core.
+	Workers int
+}
+
+// Line is a matching line of a cached file.
+type Line struct {
+	// File is the object's path in the bucket (the run's directory and
+	// the file's name below it), as run_symptoms.file records evidence.
+	File string
+	Line int
+	Text string
+}
+
+// Run is a run whose cached files have matching lines.
+type Run struct {
+	db.StoredRun
+	// Matches counts the matching lines; Lines holds the first of them.
+	Matches int
+	Lines   []Line
+}
+
+// Group is the runs of one job on one edge: how many were searched, how
+// many matched, in all and among the failed and the passed ones.
+type Group struct {
+	Job  string
+	Edge string // the edge's key (db.Edge.String); "" when unknown
+	// Runs counts finished runs (success, failure, error) searched;
+	// Failed those that failed (failure, error), Passed those that
+	// succeeded. Aborted runs are searched and listed but not counted.
+	Runs, Failed, Passed int
+	// Hits, FailedHits and PassedHits count those of them that matched.
+	Hits, FailedHits, PassedHits int
+	// P is the one-sided Fisher exact test's p-value of matching runs
+	// failing more often than the others: of the failed runs matching
+	// more often than the passed runs.
+	P float64
+}
+
+// Share of the group's runs that matched, 0 when there are none.
+func (g Group) Share() float64 { return share(g.Hits, g.Runs) }
+
+// FailedShare of the failed runs that matched: ci-search's "% of failures
+// match".
+func (g Group) FailedShare() float64 { return share(g.FailedHits, g.Failed) }
+
+// PassedShare of the passed runs that matched.
+func (g Group) PassedShare() float64 { return share(g.PassedHits, g.Passed) }
+
+func share(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}
+
+// Result is what a search found.
+type Result struct {
+	Pattern string
+	// Runs are the matching runs, in job and build order.
+	Runs []Run
+	// Groups are the searched runs per job and edge, in job and edge order.
+	Groups []Group
+	// Searched counts the runs read from the cache; NotCached those the
+	// cache does not hold (or holds damaged), which are not counted.
+	Searched  int
+	NotCached []db.StoredRun
+	// Files and Bytes count the cached files searched and their content.
+	Files    int
+	Bytes    int64
+	Duration time.Duration
+}
+
+// Compile checks a pattern as Search compiles it.
+func Compile(pattern string) (*regexp.Regexp, error) {
+	return regexp.Compile(`(?m)` + pattern)
+}
+
+// Search reads the given runs' cached files and matches their lines.
+func Search(ctx context.Context, c *cache.Cache, runs []db.StoredRun, opts Options) (Result, error) {
+	start := time.Now()
+	re, err := Compile(opts.Pattern)
+	if err != nil {
+		return Result{}, fmt.Errorf("search %q: %w", opts.Pattern, err)
+	}
+	opts.MaxLines = cmp.Or(opts.MaxLines, 10)
+	opts.MaxExcerpt = cmp.Or(opts.MaxExcerpt, 300)
+	opts.Workers = cmp.Or(opts.Workers, runtime.GOMAXPROCS(0))
+	type outcome struct {
+		run    Run
+		cached bool
+	}
+	out := make([]outcome, len(runs))
+	var files, bytes atomic.Int64
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithMaxGoroutines(opts.Workers)
+	for i := range runs {
+		p.Go(func(ctx context.Context) error {
+			r, cached, nf, nb, err := searchRun(ctx, c, runs[i], re, opts)
+			files.Add(nf)
+			bytes.Add(nb)
+			out[i] = outcome{run: r, cached: cached}
+			return err
+		})
+	}
+	if err := p.Wait(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Pattern: opts.Pattern, Files: int(files.Load()), Bytes: bytes.Load()}
+	groups := map[[2]string]*Group{}
+	for _, o := range out {
+		if !o.cached {
+			res.NotCached = append(res.NotCached, o.run.StoredRun)
+			continue
+		}
+		res.Searched++
+		hit := o.run.Matches > 0
+		if hit {
+			res.Runs = append(res.Runs, o.run)
+		}
+		r := o.run.StoredRun
+		key := [2]string{r.Job, r.Edge.String()}
+		g := groups[key]
+		if g == nil {
+			g = &Group{Job: key[0], Edge: key[1]}
+			groups[key] = g
+		}
+		failed, passed := r.Result == "failure" || r.Result == "error", r.Result == "success"
+		if !failed && !passed {
+			continue
+		}
+		g.Runs++
+		g.Hits += b2i(hit)
+		if failed {
+			g.Failed++
+			g.FailedHits += b2i(hit)
+		} else {
+			g.Passed++
+			g.PassedHits += b2i(hit)
+		}
+	}
+	for _, g := range groups {
+		g.P, _ = stats.FisherOneSided(g.FailedHits, g.Failed, g.PassedHits, g.Passed)
+		res.Groups = append(res.Groups, *g)
+	}
+	slices.SortFunc(res.Groups, func(a, b Group) int { return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Edge, b.Edge)) })
+	slices.SortFunc(res.Runs, func(a, b Run) int { return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.BuildID, b.BuildID)) })
+	res.Duration = time.Since(start)
+	return res, ctx.Err()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// searchRun matches the cached files of one run. A run the cache does not
+// hold, or holds damaged, is not cached; only a cancelled search is an
+// error.
+func searchRun(ctx context.Context, c *cache.Cache, sr db.StoredRun, re *regexp.Regexp, opts Options) (r Run, cached bool, files, bytes int64, err error) {
+	r = Run{StoredRun: sr}
+	cr, err := c.Open(cache.Key{Bucket: sr.Bucket, Path: sr.Path})
+	if errors.Is(err, cache.ErrNotCached) {
+		return r, false, 0, 0, nil
+	}
+	if err != nil {
+		return r, false, 0, 0, nil // a name the cache cannot hold is not in it
+	}
+	defer cr.Close()
+	dir := sr.Path + "/"
+	for obj, err := range cr.All() {
+		if err != nil {
+			// Damaged: the run's matches cannot be trusted.
+			return Run{StoredRun: sr}, false, files, bytes, nil
+		}
+		if ctx.Err() != nil {
+			return r, true, files, bytes, ctx.Err()
+		}
+		if opts.Files != nil && !opts.Files.MatchString(obj.Name) {
+			continue
+		}
+		files++
+		bytes += obj.Stored
+		name := dir + obj.Name
+		if err := grep(obj.Content, re, func(line int, text []byte, at int) bool {
+			r.Matches++
+			if len(r.Lines) < opts.MaxLines {
+				r.Lines = append(r.Lines, Line{File: name, Line: line, Text: excerpt(text, at, opts.MaxExcerpt)})
+			}
+			return true
+		}); err != nil {
+			if errors.Is(err, cache.ErrDamaged) {
+				return Run{StoredRun: sr}, false, files, bytes, nil
+			}
+			return r, true, files, bytes, err
+		}
+	}
+	return r, true, files, bytes, nil
+}
