@@ -50,16 +50,6 @@ var ErrTooLarge = errors.New("object exceeds the size cap")
 // ErrNotKept is returned by Read when Options.Keep refused the run.
 var ErrNotKept = errors.New("run not kept")
 
-// lookup finds a file by name.
-func (r Run) lookup(name string) (File, int, bool) {
-	for i, f := range r.Files {
-		if f.Name() == name {
-			return f, i, true
-		}
-	}
-	return nil, 0, false
-}
-
 // memFile is a File held in memory.
 type memFile struct {
 	name string

@@ -24,9 +24,14 @@ type SymptomRun struct {
 	At, LastAt                    time.Time
 }
 
-// SymptomRuns reads the finished runs that show symptom and started at or
-// after since (zero: all), oldest first.
-func (d *DB) SymptomRuns(ctx context.Context, symptom string, since time.Time) ([]SymptomRun, error) {
+// SymptomRuns reads the runs within b that show symptom and count in its
+// rates (finished, their upgrade begun or not known not to have, of a job
+// that is no presubmit), oldest first.
+func (d *DB) SymptomRuns(ctx context.Context, symptom string, b Bounds) ([]SymptomRun, error) {
+	cond, args, err := b.where()
+	if err != nil {
+		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT r.job, r.build_id, r.url, r.result, r.started_at, r.finished_at,
 	coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
 	coalesce(r.from_version, ''), coalesce(r.to_version, ''), coalesce(r.upgrade_state, ''),
@@ -34,8 +39,8 @@ func (d *DB) SymptomRuns(ctx context.Context, symptom string, since time.Time) (
 FROM run_symptoms rs
 JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
 JOIN jobs j ON j.name = r.job
-WHERE rs.symptom_id = ? AND `+countedRun+` AND coalesce(r.started_at, '') >= ?
-ORDER BY r.started_at, r.job, r.build_id`, symptom, formatTime(since))
+WHERE rs.symptom_id = ? AND `+countedRun+` AND `+startedRun+` AND j.type IS NOT 'presubmit'`+cond+`
+ORDER BY r.started_at, r.job, r.build_id`, append([]any{symptom}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
 	}
@@ -74,16 +79,20 @@ type EdgeFromVersion struct {
 }
 
 // EdgeFromVersions counts, for every edge, platform and from-version, the
-// finished runs started at or after since, and those showing symptom.
-func (d *DB) EdgeFromVersions(ctx context.Context, symptom string, since time.Time) ([]EdgeFromVersion, error) {
+// runs within b that rates count, and those showing symptom.
+func (d *DB) EdgeFromVersions(ctx context.Context, symptom string, b Bounds) ([]EdgeFromVersion, error) {
+	cond, args, err := b.where()
+	if err != nil {
+		return nil, fmt.Errorf("from-versions: %w", err)
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
 	coalesce(j.platform, ''), coalesce(r.from_version, ''), count(*),
 	count(rs.symptom_id)
 FROM runs r JOIN jobs j ON j.name = r.job
 LEFT JOIN run_symptoms rs ON rs.job = r.job AND rs.build_id = r.build_id AND rs.symptom_id = ?
-WHERE `+countedRun+` AND r.release IS NOT NULL AND coalesce(r.started_at, '') >= ?
+WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
 GROUP BY 1, 2, 3, 4, 5, 6
-ORDER BY 1, 5, 6`, symptom, formatTime(since))
+ORDER BY 1, 5, 6`, append([]any{symptom}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
@@ -108,9 +117,13 @@ type DisruptionSample struct {
 	Seconds       float64 // NaN when no file gave a duration
 }
 
-// SymptomDisruption reads the disruption of every finished run (started
-// at or after since) on the edges where some run shows symptom.
-func (d *DB) SymptomDisruption(ctx context.Context, symptom string, since time.Time) (out []DisruptionSample, err error) {
+// SymptomDisruption reads the disruption of every run within b that rates
+// count, on the edges where some such run shows symptom.
+func (d *DB) SymptomDisruption(ctx context.Context, symptom string, b Bounds) (out []DisruptionSample, err error) {
+	cond, args, err := b.where()
+	if err != nil {
+		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
+	}
 	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
@@ -118,15 +131,15 @@ func (d *DB) SymptomDisruption(ctx context.Context, symptom string, since time.T
 	defer func() { err = errors.Join(err, rollback(tx)) }()
 	rows, err := tx.QueryContext(ctx, `WITH edges AS (
 	SELECT DISTINCT r.edge FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-	WHERE rs.symptom_id = ? AND r.edge IS NOT NULL AND `+countedRun+`
+	WHERE rs.symptom_id = ? AND r.edge IS NOT NULL AND `+countedRun+` AND `+startedRun+cond+`
 )
 SELECT d.backend, r.edge, rs.symptom_id IS NOT NULL, sum(d.disrupted_s)
 FROM runs r
 JOIN run_disruptions d ON d.job = r.job AND d.build_id = r.build_id
 LEFT JOIN run_symptoms rs ON rs.job = r.job AND rs.build_id = r.build_id AND rs.symptom_id = ?
-WHERE r.edge IN (SELECT edge FROM edges) AND `+countedRun+` AND `+startedRun+` AND coalesce(r.started_at, '') >= ?
+WHERE r.edge IN (SELECT edge FROM edges) AND `+countedRun+` AND `+startedRun+cond+`
 GROUP BY d.backend, r.job, r.build_id
-ORDER BY d.backend, r.edge`, symptom, symptom, formatTime(since))
+ORDER BY d.backend, r.edge`, append(append(append([]any{symptom}, args...), symptom), args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
 	}
@@ -149,16 +162,20 @@ type TestFailedWith struct {
 	Runs        int // runs showing the symptom in which it failed
 }
 
-// TestsFailedWith reads the tests that failed in the finished runs showing
-// symptom (started at or after since), the most often first, at most
-// limit.
-func (d *DB) TestsFailedWith(ctx context.Context, symptom string, since time.Time, limit int) ([]TestFailedWith, error) {
+// TestsFailedWith reads the tests that failed in the runs within b that
+// show symptom and count in its rates, the most often first, at most limit.
+func (d *DB) TestsFailedWith(ctx context.Context, symptom string, b Bounds, limit int) ([]TestFailedWith, error) {
+	cond, args, err := b.where()
+	if err != nil {
+		return nil, fmt.Errorf("tests failed with %s: %w", symptom, err)
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT t.suite, t.name, count(*)
 FROM run_symptoms rs
 JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
 JOIN tests t ON t.job = rs.job AND t.build_id = rs.build_id
-WHERE rs.symptom_id = ? AND t.status = 'fail' AND `+countedRun+` AND coalesce(r.started_at, '') >= ?
-GROUP BY 1, 2 ORDER BY 3 DESC, 2, 1 LIMIT ?`, symptom, formatTime(since), limit)
+JOIN jobs j ON j.name = r.job
+WHERE rs.symptom_id = ? AND t.status = 'fail' AND `+countedRun+` AND `+startedRun+` AND j.type IS NOT 'presubmit'`+cond+`
+GROUP BY 1, 2 ORDER BY 3 DESC, 2, 1 LIMIT ?`, append(append([]any{symptom}, args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("tests failed with %s: %w", symptom, err)
 	}

@@ -2,12 +2,15 @@ package db_test
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -120,8 +123,50 @@ func plan(t *testing.T, conn *sql.DB, query string) []string {
 	return out
 }
 
+// sampleManifest is the sample bucket's answer key, as the generator wrote
+// it: what every run holds.
+type sampleManifest struct {
+	Bucket string `json:"bucket"`
+	Jobs   []struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"jobs"`
+	Runs []struct {
+		Path         string  `json:"path"`
+		Job          string  `json:"job"`
+		Type         string  `json:"type"`
+		BuildID      string  `json:"build_id"`
+		Result       string  `json:"result"`
+		ToVersion    *string `json:"to_version"`
+		UpgradeState *string `json:"upgrade_state"`
+		UpgradeBegan *bool   `json:"upgrade_began"`
+		Symptoms     []string
+		FlakyTests   []struct{ Suite, Name string } `json:"flaky_tests"`
+	} `json:"runs"`
+}
+
+func readManifest(t *testing.T) sampleManifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "bucket", "MANIFEST.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m sampleManifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// finished is a run result that rates count.
+func finished(result string) bool {
+	return result == "success" || result == "failure" || result == "error"
+}
+
 // TestRecipes runs every analysts' recipe of the documentation against the
-// demo's database: each returns what it promises, and reads through indexes.
+// demo's database and checks its answer against the same question answered
+// in Go: the analysis (analyze.Compute, the report's source) or the sample
+// bucket's answer key; and that each reads through indexes.
 func TestRecipes(t *testing.T) {
 	store, path := demoDB(t)
 	conn, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
@@ -130,9 +175,11 @@ func TestRecipes(t *testing.T) {
 	}
 	defer conn.Close()
 	all := recipes(t)
+	m := readManifest(t)
+	ctx := t.Context()
 
 	// The regressions of the release comparison, as the report reads them.
-	verdicts, err := store.Verdicts(t.Context(), db.Filter{})
+	verdicts, err := store.Verdicts(ctx, db.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,6 +190,17 @@ func TestRecipes(t *testing.T) {
 		}
 	}
 	slices.Sort(regressions)
+	res, err := analyze.Compute(ctx, store, analyze.DefaultOptions(), analyze.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// edgeOf is a manifest run's edge, from the one definition of the keys.
+	edgeOf := func(job string) string {
+		j := db.JobFromName(job, false)
+		e, _ := db.RunKeys(j, j.Release, j.FromRelease, j.Upgrade)
+		return e.String()
+	}
+	crawled := regexp.MustCompile("upgrade")
 
 	checks := map[string]struct {
 		check func(t *testing.T, cols []string, rs []map[string]string)
@@ -162,22 +220,25 @@ func TestRecipes(t *testing.T) {
 			if !slices.Contains(got, "pod-network-cross-node edge 4.13->4.14 minor release") {
 				t.Errorf("the planted regression is missing: %q", got)
 			}
-			for _, r := range rs {
-				if r["sample"] == "" || r["basis_label"] == "" || r["p"] == "" {
-					t.Errorf("incomplete row %v", r)
-				}
-			}
 		}},
 		"runs-with-symptom": {check: func(t *testing.T, _ []string, rs []map[string]string) {
-			results := map[string]int{}
-			for _, r := range rs {
-				results[r["result"]]++
-				if !strings.HasPrefix(r["url"], "https://prow.ci.openshift.org/view/") || r["excerpt"] == "" || r["file"] == "" {
-					t.Errorf("row without a link or evidence: %v", r)
+			var want []string
+			for _, r := range m.Runs {
+				if r.Type != "presubmit" && edgeOf(r.Job) == "4.13->4.14 minor" && slices.Contains(r.Symptoms, "pod-network-cross-node") {
+					want = append(want, r.BuildID+" "+r.Result)
 				}
 			}
-			if len(rs) != 6 || results["failure"] != 5 || results["success"] != 1 {
-				t.Errorf("%d runs (%v), want the 6 planted on 4.13->4.14 minor: 5 failed, 1 passed", len(rs), results)
+			var got []string
+			for _, r := range rs {
+				id := r["url"][strings.LastIndex(r["url"], "/")+1:]
+				got = append(got, id+" "+r["result"])
+				if r["excerpt"] == "" || r["file"] == "" {
+					t.Errorf("row without evidence: %v", r)
+				}
+			}
+			slices.Sort(want)
+			if g := slices.Sorted(slices.Values(got)); !slices.Equal(g, want) || len(want) < 6 {
+				t.Errorf("runs %q, want the answer key's %q", g, want)
 			}
 			if len(rs) > 1 && rs[0]["started_at"] < rs[len(rs)-1]["started_at"] {
 				t.Error("not newest first")
@@ -187,31 +248,113 @@ func TestRecipes(t *testing.T) {
 			if len(rs) == 0 {
 				t.Fatal("no flaky test; the sample bucket has some")
 			}
-			last := 101.0
 			for _, r := range rs {
-				var pct float64
-				if _, err := fmt.Sscan(r["flake_pct"], &pct); err != nil || pct <= 0 || pct > 100 || pct > last || r["flakes"] == "0" {
-					t.Errorf("row %v: want flakes, a percentage, flakiest first", r)
+				want := 0
+				for _, mr := range m.Runs {
+					if mr.Type == "presubmit" || !finished(mr.Result) || edgeOf(mr.Job) != r["edge"] {
+						continue
+					}
+					for _, f := range mr.FlakyTests {
+						if f.Name == r["name"] {
+							want++
+							break
+						}
+					}
 				}
-				last = pct
+				if fmt.Sprint(want) != r["flakes"] {
+					t.Errorf("%s %s: %s flakes, the answer key has %d", r["edge"], r["name"], r["flakes"], want)
+				}
 			}
 		}},
 		"symptom-rates-per-edge": {covering: true, check: func(t *testing.T, _ []string, rs []map[string]string) {
-			got := map[string]string{}
-			for _, r := range rs {
-				got[r["symptom"]+" "+r["edge"]] = r["runs"] + " " + r["pct"]
-			}
-			for k, want := range map[string]string{
-				"pod-network-cross-node 4.13->4.14 minor":  "6/14 42.9",
-				"etcd-connection-refused 4.13->4.14 minor": "3/14 21.4",
-				"etcd-connection-refused 4.12->4.13 minor": "3/14 21.4",
-			} {
-				if got[k] != want {
-					t.Errorf("%s: %q, want %q", k, got[k], want)
+			var want, got []string
+			for _, r := range res.Rates {
+				if r.Scope == db.ScopeEdge && r.RunsWith > 0 {
+					want = append(want, fmt.Sprintf("%s %s %d/%d %s", r.Symptom, r.Key, r.RunsWith, r.FinishedRuns,
+						strconv.FormatFloat(math.Round(1000*r.Rate)/10, 'f', -1, 64)))
 				}
 			}
-			if _, ok := got["pod-network-cross-node 4.12->4.13 minor"]; ok {
-				t.Error("a rate of zero listed")
+			for _, r := range rs {
+				got = append(got, r["symptom"]+" "+r["edge"]+" "+r["runs"]+" "+r["pct"])
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("rates\n got %q\nwant %q (the analysis)", got, want)
+			}
+		}},
+		"runs-per-job": {check: func(t *testing.T, _ []string, rs []map[string]string) {
+			want := map[string]int{}
+			for _, r := range m.Runs {
+				if crawled.MatchString(r.Job) {
+					want[r.Job+" "+r.Result]++
+				}
+			}
+			got := map[string]int{}
+			for _, r := range rs {
+				var n int
+				fmt.Sscan(r["runs"], &n)
+				got[r["job"]+" "+r["result"]] = n
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("runs per job\n got %v\nwant %v", got, want)
+			}
+		}},
+		"failure-rate-14-days": {check: func(t *testing.T, _ []string, rs []map[string]string) {
+			counts, err := store.AnalysisCounts(ctx, db.CountOptions{Bounds: db.Bounds{Since: time.Now().AddDate(0, 0, -14)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string][2]int{}
+			for _, g := range counts.Runs {
+				j := g.JobRow()
+				e, _ := db.RunKeys(j, g.Release, g.FromRelease, g.Upgrade)
+				if e.String() == "" || g.Runs == 0 {
+					continue
+				}
+				k := e.String() + " " + j.Platform + " " + j.Network
+				w := want[k]
+				want[k] = [2]int{w[0] + g.Runs, w[1] + g.Failed}
+			}
+			got := map[string][2]int{}
+			for _, r := range rs {
+				var runs, failed int
+				fmt.Sscan(r["runs"], &runs)
+				fmt.Sscan(r["failed"], &failed)
+				got[r["edge"]+" "+r["platform"]+" "+r["network"]] = [2]int{runs, failed}
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("failure rates of the last 14 days\n got %v\nwant %v (the analysis's counts)", got, want)
+			}
+		}},
+		"upgrades-not-completed": {check: func(t *testing.T, _ []string, rs []map[string]string) {
+			var want, got []string
+			for _, r := range m.Runs {
+				if crawled.MatchString(r.Job) && r.UpgradeState != nil && *r.UpgradeState == "Partial" {
+					want = append(want, r.BuildID+" "+*r.ToVersion)
+				}
+			}
+			for _, r := range rs {
+				got = append(got, r["url"][strings.LastIndex(r["url"], "/")+1:]+" "+r["to_version"])
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) || len(want) == 0 {
+				t.Errorf("partial upgrades %q, want the answer key's %q", got, want)
+			}
+		}},
+		"upgrades-never-began": {check: func(t *testing.T, _ []string, rs []map[string]string) {
+			var want, got []string
+			for _, r := range m.Runs {
+				if crawled.MatchString(r.Job) && r.UpgradeBegan != nil && !*r.UpgradeBegan {
+					want = append(want, r.Job+" "+r.BuildID)
+				}
+			}
+			for _, r := range rs {
+				got = append(got, r["job"]+" "+r["build_id"])
+			}
+			if !slices.Equal(got, want) || len(want) == 0 {
+				t.Errorf("runs whose upgrade never began %q, want the answer key's %q", got, want)
 			}
 		}},
 		"disruption-per-edge": {check: func(t *testing.T, _ []string, rs []map[string]string) {
@@ -220,8 +363,9 @@ func TestRecipes(t *testing.T) {
 				got[r["backend"]] = r["runs"] + " " + r["disrupted_runs"] + " " + r["worst_s"]
 			}
 			// The sample plants pod-to-pod disruption in 3 of the edge's
-			// 14 finished runs, at most 6 s; the others record "0s".
-			if want := "14 3 6.0"; got["pod-to-pod-new-connections"] != want {
+			// 15 finished runs (14, and one whose upgrade never began), at
+			// most 6 s; the others record "0s".
+			if want := "15 3 6.0"; got["pod-to-pod-new-connections"] != want {
 				t.Errorf("pod-to-pod-new-connections: %q, want %q (runs, disrupted runs, worst)", got["pod-to-pod-new-connections"], want)
 			}
 			if len(rs) == 0 || rs[0]["worst_s"] < rs[len(rs)-1]["worst_s"] {
@@ -262,8 +406,8 @@ func TestJobNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(names) != 6 || !slices.IsSorted(names) || !slices.Contains(names, "release-openshift-origin-installer-e2e-aws-upgrade") {
-		t.Errorf("job names %q, want the 6 upgrade jobs of the sample, sorted", names)
+	if len(names) != 9 || !slices.IsSorted(names) || !slices.Contains(names, "release-openshift-origin-installer-e2e-aws-upgrade") {
+		t.Errorf("job names %q, want the 9 upgrade jobs of the sample, sorted", names)
 	}
 }
 
@@ -290,7 +434,10 @@ func TestRecipePlans(t *testing.T) {
 	defer conn.Close()
 	// The recipes that count every run of every key they return, for which
 	// reading a covering index whole is the least there is to read.
-	countsAll := map[string]bool{"symptom-rates-per-edge": true}
+	// A partial index holds only the rows its recipe answers for: reading
+	// it whole reads no more.
+	countsAll := map[string]bool{"symptom-rates-per-edge": true, "runs-per-job": true, "failure-rate-14-days": true,
+		"upgrades-never-began": true, "upgrades-not-completed": true}
 	// The large tables and the aliases the schema's views give them.
 	const large = `(runs|r|tests|run_symptoms|rs|symptom_verdicts|v|test_flake_rates|f)`
 	tableScan := regexp.MustCompile(`^SCAN ` + large + `$`)
@@ -311,5 +458,87 @@ func TestRecipePlans(t *testing.T) {
 				t.Errorf("%s: %q reads an index whole where a search would do", name, s)
 			}
 		}
+	}
+}
+
+// TestPopulations: in the sample bucket a presubmit and a downgrade job
+// upgrade 4.14 z-streams as the periodic 4.14 micro jobs do, with a symptom
+// those never show, and a 4.13->4.14 run's upgrade never began. The edge
+// verdicts equal those computed from the periodic upgrade runs alone; the
+// downgrade has its own edge, the presubmit only its own scope; the run
+// that never began is left out, and counted as such. A single-node run
+// with a pod-address timeout has no pod-network-cross-node.
+func TestPopulations(t *testing.T) {
+	store, path := demoDB(t)
+	ctx := t.Context()
+	m := readManifest(t)
+	const downgrade = "periodic-ci-openshift-release-master-ci-4.14-e2e-aws-ovn-upgrade-out-of-change"
+	var periodic []string
+	for _, j := range m.Jobs {
+		if j.Type == "periodic" && j.Name != downgrade && strings.Contains(j.Name, "upgrade") {
+			periodic = append(periodic, j.Name)
+		}
+	}
+	all, err := analyze.Compute(ctx, store, analyze.DefaultOptions(), analyze.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := analyze.Compute(ctx, store, analyze.DefaultOptions(), analyze.Query{Bounds: db.Bounds{Jobs: periodic}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges := func(vs []db.SymptomVerdict) []string {
+		var out []string
+		for _, v := range vs {
+			if v.Scope == db.ScopeEdge && v.Comparison == db.CompareRelease && !strings.Contains(v.Key, "micro-downgrade") {
+				out = append(out, fmt.Sprintf("%s %s %d/%d %d/%d %s", v.Symptom, v.Key, v.SampleHits, v.SampleRuns, v.BasisHits, v.BasisRuns, v.Verdict))
+			}
+		}
+		return out
+	}
+	if got, want := edges(all.Verdicts), edges(alone.Verdicts); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("edge verdicts\n got %q\nwant %q (the periodic runs alone)", got, want)
+	}
+	keys := map[string]string{}
+	for _, v := range all.Verdicts {
+		if v.Symptom == "pod-network-cross-node" && v.Comparison == db.CompareRelease && v.Scope == db.ScopeEdge {
+			keys[v.Key] = fmt.Sprintf("%d/%d left out %d %s", v.SampleHits, v.SampleRuns, v.SampleLeftOut, v.Verdict)
+		}
+	}
+	for key, want := range map[string]string{
+		"4.14 micro":           "0/15 left out 0 none",
+		"4.14 micro-downgrade": "5/6 left out 0 insufficient",
+		"4.13->4.14 minor":     "6/14 left out 1 regression",
+	} {
+		if keys[key] != want {
+			t.Errorf("pod-network-cross-node on %s: %q, want %q", key, keys[key], want)
+		}
+	}
+	presubmit := false
+	for _, r := range all.Rates {
+		if r.Scope == db.ScopePresubmit && r.Key == "pull-ci-openshift-ovn-kubernetes-master-e2e-aws-ovn-upgrade" && r.Symptom == "pod-network-cross-node" {
+			presubmit = r.RunsWith == 6 && r.FinishedRuns == 6
+		}
+	}
+	if !presubmit {
+		t.Error("the presubmit's own scope does not count its 6 runs with pod-network-cross-node")
+	}
+	conn, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Two of the five single-node runs hold the pod-address timeouts the
+	// HA runs of the symptom hold (the answer key lists no symptom there).
+	_, single := rows(t, conn, `SELECT r.build_id, (SELECT count(*) FROM run_symptoms s WHERE s.job = r.job AND s.build_id = r.build_id
+	AND s.symptom_id = 'pod-network-cross-node') AS podnet
+FROM runs r JOIN jobs j ON j.name = r.job WHERE j.topology = 'single'`)
+	for _, r := range single {
+		if r["podnet"] != "0" {
+			t.Errorf("single-node run %s shows pod-network-cross-node", r["build_id"])
+		}
+	}
+	if len(single) != 5 {
+		t.Errorf("%d single-node runs, want 5", len(single))
 	}
 }

@@ -285,7 +285,7 @@ func share(r db.SymptomRate, minRuns int) Share {
 		left = fmt.Sprintf("; %d more left out: their upgrade never began", r.LeftOut)
 	}
 	if r.RunsWith == 0 {
-		s.Text = fmt.Sprintf("%s (0/%d%s)", r.Key, r.FinishedRuns, left)
+		s.Text = fmt.Sprintf("%s (0/%d, %s%s)", r.Key, r.FinishedRuns, interval0(0, r.FinishedRuns), left)
 		return s
 	}
 	s.Text = fmt.Sprintf("%s: %s of finished runs (%d/%d, %s, %s%s", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns,
@@ -551,7 +551,13 @@ func windowWords(v db.SymptomVerdict) string {
 	default:
 		what = "too few runs to compare"
 	}
-	return fmt.Sprintf("%s: %s against %s: %s", v.Key, rateOf(v.SampleHits, v.SampleRuns), rateOf(v.BasisHits, v.BasisRuns), what)
+	side := func(hits, runs int) string {
+		if runs == 0 {
+			return "no runs"
+		}
+		return fmt.Sprintf("%s (%d/%d, %s)", pct0(float64(hits)/float64(runs)), hits, runs, interval0(hits, runs))
+	}
+	return fmt.Sprintf("%s: %s against %s: %s", v.Key, side(v.SampleHits, v.SampleRuns), side(v.BasisHits, v.BasisRuns), what)
 }
 
 func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
@@ -586,7 +592,7 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 		} else {
 			intermittent = true
 		}
-		it.Text = fmt.Sprintf("%s: %s of runs (%d/%d)", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns)
+		it.Text = fmt.Sprintf("%s: %s of runs (%d/%d, %s)", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns, interval0(r.RunsWith, r.FinishedRuns))
 		if w := byEdge[r.Key]; w != nil {
 			it.WeeksWithRuns, it.WeeksWithHits = w.runs, w.hits
 			it.Text += fmt.Sprintf(", in %d of %d weekly points (weeks with fewer than %d runs merged)", w.hits, w.runs, analyze.MinWeekRuns)

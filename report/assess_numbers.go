@@ -40,21 +40,27 @@ const backendsShown = 6
 func loadAssessExtras(ctx context.Context, store *db.DB, q Query) (AssessExtras, error) {
 	var x AssessExtras
 	var err error
+	// The page's bounds: every number of the assessment counts the same
+	// runs.
+	b, err := bounds(ctx, store, q)
+	if err != nil {
+		return x, err
+	}
 	keep := func(job string) bool { return q.Job == nil || q.Job.MatchString(job) }
-	if x.Runs, err = store.SymptomRuns(ctx, q.Symptom, q.Since); err != nil {
+	if x.Runs, err = store.SymptomRuns(ctx, q.Symptom, b); err != nil {
 		return x, err
 	}
 	x.Runs = slices.DeleteFunc(x.Runs, func(r db.SymptomRun) bool { return !keep(r.Job) })
-	if x.FromVersions, err = store.EdgeFromVersions(ctx, q.Symptom, q.Since); err != nil {
+	if x.FromVersions, err = store.EdgeFromVersions(ctx, q.Symptom, b); err != nil {
 		return x, err
 	}
-	if x.Disruption, err = store.SymptomDisruption(ctx, q.Symptom, q.Since); err != nil {
+	if x.Disruption, err = store.SymptomDisruption(ctx, q.Symptom, b); err != nil {
 		return x, err
 	}
 	if x.Stats, err = store.DisruptionStats(ctx, db.ScopeEdge, ""); err != nil {
 		return x, err
 	}
-	if x.FailedTests, err = store.TestsFailedWith(ctx, q.Symptom, q.Since, failedTestsShown); err != nil {
+	if x.FailedTests, err = store.TestsFailedWith(ctx, q.Symptom, b, failedTestsShown); err != nil {
 		return x, err
 	}
 	regs, err := store.Regressions(ctx, "")

@@ -112,7 +112,7 @@ func writeAssessText(w io.Writer, a Assessment) error {
 		}
 	}
 	if len(a.Impacted.Variants) > 0 {
-		p("   By variant (edge, platform, network, arch):\n")
+		p("   By variant (edge, platform, network, arch, topology):\n")
 		for _, s := range a.Impacted.Variants {
 			p("     %s\n", s.Text)
 		}
@@ -262,7 +262,7 @@ func writeAssessMarkdown(w io.Writer, a Assessment) error {
 		p("- %s\n", mdText(s.Text))
 	}
 	if len(a.Impacted.Variants) > 0 {
-		p("\nBy variant (edge, platform, network, arch):\n\n")
+		p("\nBy variant (edge, platform, network, arch, topology):\n\n")
 		for _, s := range a.Impacted.Variants {
 			p("- %s\n", mdText(s.Text))
 		}

@@ -75,7 +75,7 @@ func TestBlockedEdges(t *testing.T) {
 		}
 	}
 	from := regexp.MustCompile("^(?:" + got.From + ")$")
-	fvs, err := d.EdgeFromVersions(t.Context(), "pod-network-cross-node", in.Since)
+	fvs, err := d.EdgeFromVersions(t.Context(), "pod-network-cross-node", db.Bounds{Since: in.Since})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ func TestCrawlCommand(t *testing.T) {
 		t.Fatalf("crawl: %v\n%s", err, stderr.String())
 	}
 	m := summaryRE.FindStringSubmatch(stdout.String())
-	if m == nil || m[1] != "6" || m[2] == "0" || m[5] == "0" {
-		t.Fatalf("summary %q, want 6 jobs, new runs and the sample's planted regressions", stdout.String())
+	if m == nil || m[1] != "9" || m[2] == "0" || m[5] == "0" {
+		t.Fatalf("summary %q, want 9 jobs, new runs and the sample's planted regressions", stdout.String())
 	}
 	if !strings.Contains(stderr.String(), `"msg":"runs to read"`) {
 		t.Errorf("--log-format json --log-level info logged no JSON progress: %q", stderr.String())

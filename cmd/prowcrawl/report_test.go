@@ -43,7 +43,7 @@ func TestReportCommand(t *testing.T) {
 		t.Fatalf("no table:\n%s", out)
 	}
 	// SYMPTOM EDGE(2) COMPARISON SAMPLE(2) DATES RUNS HITS RATE (CI) LEFT-OUT BASIS(2) DATES RUNS HITS RATE (CI) LEFT-OUT P VERDICT
-	want := "pod-network-cross-node 4.13->4.14 minor release 4.13->4.14 minor 2026-11-10..2026-11-25 14 6 42.9% (21.4-67.4%) 0 " +
+	want := "pod-network-cross-node 4.13->4.14 minor release 4.13->4.14 minor 2026-11-10..2026-11-25 14 6 42.9% (21.4-67.4%) 1 " +
 		"4.12->4.13 minor 2026-10-20..2026-11-26 14 0 0.0% (0.0-21.5%) 0 0.008 regression"
 	if got := strings.Join(strings.Fields(lines[3]), " "); got != want {
 		t.Errorf("first row %q\nwant      %q", got, want)
@@ -96,7 +96,7 @@ func TestReportAssess(t *testing.T) {
 	for _, want := range []string{
 		"1. Who is impacted?", "2. What is the impact?", "3. How involved is remediation?", "4. Is this a regression?",
 		"4.13->4.14 minor aws ovn amd64 ha: 43% of finished runs (6/14, 95% CI 21-67%",
-		"- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25)\n     against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%, 2026-10-20..2026-11-26),\n     p = 0.008",
+		"- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25; 1\n     left out) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%,\n     2026-10-20..2026-11-26), p = 0.008",
 		"https://prow.ci.openshift.org/view/gs/",
 		"a regression, not a flake",
 	} {
@@ -105,7 +105,7 @@ func TestReportAssess(t *testing.T) {
 		}
 	}
 	md := runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--format", "markdown")
-	if !strings.Contains(md, "#### Is this a regression?") || !strings.Contains(md, "- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%, 2026-10-20..2026-11-26), p = 0.008") {
+	if !strings.Contains(md, "#### Is this a regression?") || !strings.Contains(md, "- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25; 1 left out) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%, 2026-10-20..2026-11-26), p = 0.008") {
 		t.Errorf("markdown assessment:\n%s", md)
 	}
 	var a struct {

@@ -29,7 +29,11 @@ func clusterVersion(r *run) map[string]any {
 	available := r.to
 	progressing := map[string]any{"type": "Progressing", "status": "False", "message": "Cluster version is " + r.to, "lastTransitionTime": rfc3339(installDone)}
 	failing := map[string]any{"type": "Failing", "status": "False", "lastTransitionTime": rfc3339(installDone)}
-	if r.job.upgrade {
+	if r.job.upgrade && r.plan.neverBegan {
+		// Installed, and the upgrade never taken on: one entry.
+		history = append(history, entry(r.from, r.releaseDigest(r.from), installStarted, installDone, "Completed"))
+		available = r.from
+	} else if r.job.upgrade {
 		upStarted := t.upgStart.Add(10 * time.Second).Truncate(time.Second)
 		if r.plan.partial {
 			history = append(history, entry(r.to, toImage, upStarted, time.Time{}, "Partial"))

@@ -169,7 +169,7 @@ func writeJUnit(b *bucket, name string, v any) {
 func conformanceSuite(r *run) suite {
 	p := r.plan
 	var must []string
-	podNetFails := p.podNet != "" && p.result == failure
+	podNetFails := p.podNet != "" && p.result == failure && !p.noNetTest
 	if podNetFails {
 		must = append(must, testIntraPod)
 	}
@@ -255,7 +255,11 @@ func upgradeSuite(r *run) suite {
 	s.add("[sig-apps] statefulset-upgrade", "disruption_tests", up, up, nil)
 	s.Cases[len(s.Cases)-1].Skipped = &skipped{Message: "skipping test: statefulset upgrade is covered by the conformance suite"}
 	ack := up.Add(r.dur(8*time.Second, 40*time.Second))
-	s.add("[sig-cluster-lifecycle] Cluster version operator acknowledges upgrade", "", up, ack, nil)
+	var noAck *junitFailure
+	if p.neverBegan {
+		noAck = &junitFailure{Message: "cluster version operator did not acknowledge the upgrade request", Body: "Timed out waiting for cluster to acknowledge upgrade: timed out waiting for the condition"}
+	}
+	s.add("[sig-cluster-lifecycle] Cluster version operator acknowledges upgrade", "", up, ack, noAck)
 	s.add(testCompletesIn, "", up, down, fail(testCompletesIn))
 	s.add(testCompletes, "", ack, down, fail(testCompletes))
 	s.add(testMCPComplete, "", down.Add(-r.dur(2*time.Minute, 9*time.Minute)), down, fail(testMCPComplete))

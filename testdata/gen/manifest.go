@@ -23,21 +23,25 @@ type manifestJob struct {
 }
 
 type manifestRun struct {
-	Path         string    `json:"path"`
-	Job          string    `json:"job"`
-	Type         string    `json:"type"`
-	PR           int       `json:"pr,omitempty"`
-	BuildID      string    `json:"build_id"` // a string: 19 digits do not survive float64
-	Started      string    `json:"started"`
-	Finished     *string   `json:"finished"`
-	Result       string    `json:"result"`        // normalized: success, failure, aborted, pending
-	ResultRaw    string    `json:"result_raw"`    // as finished.json spells it; "" when pending
-	FromVersion  *string   `json:"from_version"`  // from clusterversion.json; null without it
-	ToVersion    *string   `json:"to_version"`    // from clusterversion.json; null without it
-	UpgradeState *string   `json:"upgrade_state"` // history[0].state; null without clusterversion.json
-	Tag          *string   `json:"tag"`           // prowjob.json release.openshift.io/tag
-	FromTag      *string   `json:"from_tag"`      // prowjob.json release.openshift.io/from-tag
-	Symptoms     []string  `json:"symptoms"`
+	Path         string   `json:"path"`
+	Job          string   `json:"job"`
+	Type         string   `json:"type"`
+	PR           int      `json:"pr,omitempty"`
+	BuildID      string   `json:"build_id"` // a string: 19 digits do not survive float64
+	Started      string   `json:"started"`
+	Finished     *string  `json:"finished"`
+	Result       string   `json:"result"`        // normalized: success, failure, aborted, pending
+	ResultRaw    string   `json:"result_raw"`    // as finished.json spells it; "" when pending
+	FromVersion  *string  `json:"from_version"`  // from clusterversion.json; null without it
+	ToVersion    *string  `json:"to_version"`    // from clusterversion.json; null without it
+	UpgradeState *string  `json:"upgrade_state"` // history[0].state; null without clusterversion.json
+	Tag          *string  `json:"tag"`           // prowjob.json release.openshift.io/tag
+	FromTag      *string  `json:"from_tag"`      // prowjob.json release.openshift.io/from-tag
+	Symptoms     []string `json:"symptoms"`
+	// UpgradeBegan is false for a finished run of an upgrade job whose
+	// upgrade never began (runs.upgrade_started 0), true for the others of
+	// such jobs; null for jobs that do not upgrade and unfinished runs.
+	UpgradeBegan *bool     `json:"upgrade_began"`
 	FlakyTests   []testRef `json:"flaky_tests"`
 	FailedTests  []testRef `json:"failed_tests"` // failed and not passed in the same suite
 }
@@ -58,6 +62,10 @@ func (r *run) manifest() manifestRun {
 	if m.Symptoms == nil {
 		m.Symptoms = []string{}
 	}
+	if r.job.upgrade && r.finished() {
+		began := !r.plan.neverBegan
+		m.UpgradeBegan = &began
+	}
 	if r.finished() {
 		m.Finished = strp(rfc3339(r.end))
 		m.ResultRaw = r.plan.result
@@ -69,6 +77,9 @@ func (r *run) manifest() manifestRun {
 		m.ToVersion, m.UpgradeState = strp(r.to), strp("Completed")
 		if r.job.upgrade {
 			m.FromVersion = strp(r.from)
+		}
+		if r.plan.neverBegan {
+			m.ToVersion, m.FromVersion = strp(r.from), nil
 		}
 		if r.plan.partial {
 			m.UpgradeState = strp("Partial")
