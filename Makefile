@@ -14,7 +14,7 @@ build:
 
 ## test: every test, with the race detector.
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 ## lint: formatting, vet, staticcheck and the package dependency rules.
 lint: deps

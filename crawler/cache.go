@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"runtime"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/prow"
 )
 
 // The artifact cache is a source of runs like the bucket and a mirror: a
@@ -135,6 +137,11 @@ func ReadCached(ctx context.Context, c *cache.Cache, k cache.Key, opts artifact.
 		return artifact.Result{}, err
 	}
 	defer cr.Close()
+	if opts.Topology == "" {
+		// As a crawl does: the rules that never fire on some topologies
+		// (pod-network-cross-node on a single node) need the job's.
+		opts.Topology = prow.ParseJobName(path.Base(path.Dir(k.Path))).Topology
+	}
 	var m missed
 	res, err := artifact.Read(ctx, cachedRunOf(cr, &m), opts)
 	if m.damaged {
