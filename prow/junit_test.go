@@ -177,9 +177,16 @@ func FuzzParseJUnit(f *testing.F) {
 // checkMerged checks the invariants of MergeTests' output for cases.
 func checkMerged(t *testing.T, cases []TestCase, results []TestResult) {
 	t.Helper()
+	// Every nameless case is a test of its own, named as MergeTests names it.
 	keys := map[testKey]bool{}
+	nameless := map[string]int{}
 	for _, c := range cases {
-		keys[testKey{c.Suite, c.Name}] = true
+		k := testKey{c.Suite, c.Name}
+		if c.Name == "" {
+			nameless[c.Suite]++
+			k.name = fmt.Sprintf("(no name #%d)", nameless[c.Suite])
+		}
+		keys[k] = true
 	}
 	if len(results) != len(keys) {
 		t.Fatalf("%d results for %d distinct tests", len(results), len(keys))

@@ -43,9 +43,8 @@ type testTally struct {
 // one that was only skipped is a skip. Results are sorted by Suite, then Name.
 //
 // A case without a name is a test of its own, never merged with another: it
-// is named "(no name #N)", N counting
-// the nameless cases of its suite in the order given, so that each keeps its
-// status and duration.
+// is named "(no name #N)", N counting the nameless cases of its suite in the
+// order given, so that each keeps its status and duration.
 func MergeTests(cases []TestCase) []TestResult {
 	tallies := make(map[testKey]*testTally)
 	nameless := make(map[string]int) // by suite
