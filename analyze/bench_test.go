@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,10 +20,14 @@ var builtin = []string{
 	"sdn-rollout-readiness-loss", "api-unavailable-during-upgrade", "upgrade-incomplete",
 }
 
+// benchBackends are the disruption backends of a generated run.
+var benchBackends = []string{"kube-api-new-connections", "openshift-api-new-connections", "pod-to-pod-new-connections", "ingress-to-console-new-connections"}
+
 // generate writes n runs of 48 upgrade jobs (releases 4.9 to 4.16, minor and
 // micro, four platforms, ovn, sdn and unnamed networks) over 90 days before
 // now, each with tests test cases and the symptoms a failing upgrade shows,
-// through db.Write in the crawler's batches. It is deterministic.
+// with the disruption of four backends, through db.Write in the crawler's
+// batches. It is deterministic.
 func generate(b testing.TB, d *db.DB, n, tests int) {
 	b.Helper()
 	var syms []db.Symptom
@@ -76,6 +82,19 @@ func generate(b testing.TB, d *db.DB, n, tests int) {
 			}
 		}
 		r := p.run(j, result, start, shows...)
+		if result != "pending" {
+			// Four backends of one backend-disruption file, as a run's
+			// e2e step writes them: mostly a second or two, more in a run
+			// whose pod network broke.
+			for b, backend := range benchBackends {
+				secs := float64(rng.IntN(3))
+				if b == 2 && slices.Contains(shows, "pod-network-cross-node") {
+					secs += float64(rng.IntN(20))
+				}
+				r.Disruptions = append(r.Disruptions, db.RunDisruption{File: "artifacts/e2e/openshift-e2e-test/artifacts/junit/backend-disruption_e2e.json",
+					Backend: backend, BackendName: strings.SplitN(backend, "-new", 2)[0], Connection: "new", Seconds: secs, Source: db.DisruptionFromFile})
+			}
+		}
 		for k := range tests {
 			status := "pass"
 			switch x := rng.IntN(100); {
