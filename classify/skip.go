@@ -47,7 +47,7 @@ const (
 )
 
 // newSkipper returns a skipper for lits (folded), or nil when one of them
-// is too short to skip by, or when there are too many.
+// is too short to skip by or holds a newline, or when there are too many.
 func newSkipper(lits []string) *skipper {
 	if len(lits) == 0 || len(lits) > 255 {
 		return nil
@@ -55,6 +55,11 @@ func newSkipper(lits []string) *skipper {
 	m := maxSkipWindow
 	for _, l := range lits {
 		m = min(m, len(l))
+		if strings.IndexByte(l, '\n') >= 0 {
+			// A line holds none; and the lines found must come in
+			// order, which a literal across lines would upset.
+			return nil
+		}
 	}
 	if m < minSkipWindow {
 		return nil
