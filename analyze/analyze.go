@@ -67,6 +67,12 @@ type Query struct {
 	// Disruption also compares each key's disruption with its basis, for
 	// the runs within Bounds (Result.Disruption).
 	Disruption bool
+	// EachDisruption, when set with Disruption, is called with every
+	// counted run's disruption of each backend that the comparison reads
+	// (NaN seconds included), and the run's edge ("" for a presubmit or an
+	// unknown release): what else a page needs of the runs' disruption
+	// comes from the same read.
+	EachDisruption func(t db.RunDisruptionTotal, edge string)
 }
 
 // Result is a computed analysis: every number a page shows, from one read
@@ -123,7 +129,7 @@ func Compute(ctx context.Context, store *db.DB, opts Options, q Query) (Result, 
 		r.Weekly = weeklyRates(counts)
 	}
 	if q.Disruption {
-		if r.Disruption, err = disruptionStats(ctx, store, counts, s, w, q.Bounds, opts, true); err != nil {
+		if r.Disruption, err = disruptionStats(ctx, store, counts, s, w, q.Bounds, opts, true, q.EachDisruption); err != nil {
 			return Result{}, fmt.Errorf("analyze: %w", err)
 		}
 	}

@@ -43,8 +43,10 @@ type backendKey struct {
 // of the verdicts: the same-shaped edge (or variant) one release earlier,
 // and the sample window against the basis window. It counts the runs
 // within b, the runs the counts c are of; keep keeps each side's values in
-// the edges' rows (for their charts).
-func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s scopeCounts, w windows, b db.Bounds, opts Options, keep bool) ([]db.DisruptionStat, error) {
+// the edges' rows (for their charts); each (when set) is called with every
+// total read and its edge.
+func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s scopeCounts, w windows, b db.Bounds, opts Options, keep bool,
+	each func(db.RunDisruptionTotal, string)) ([]db.DisruptionStat, error) {
 	jobs := jobAttrs(c)
 	var out []db.DisruptionStat
 	// Every run's totals come backend by backend, and a backend's keys are
@@ -81,12 +83,22 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 			flush()
 			backend = t.Backend
 		}
+		keys := keysOf(t.Job, t.Release, t.FromRelease, t.Upgrade, jobs[t.Job])
+		if each != nil {
+			edge := ""
+			for _, k := range keys {
+				if k.scope == db.ScopeEdge {
+					edge = k.key
+				}
+			}
+			each(t, edge)
+		}
 		if math.IsNaN(t.Seconds) {
 			return nil
 		}
 		inSample := t.StartedAt.After(w.sample.From) && !t.StartedAt.After(w.sample.To)
 		inBasis := t.StartedAt.After(w.basis.From) && !t.StartedAt.After(w.basis.To)
-		for _, k := range keysOf(t.Job, t.Release, t.FromRelease, t.Upgrade, jobs[t.Job]) {
+		for _, k := range keys {
 			bk := backendKey{t.Backend, k}
 			v := byKey[bk]
 			if v == nil {

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -79,7 +78,8 @@ type EdgeFromVersion struct {
 }
 
 // EdgeFromVersions counts, for every edge, platform and from-version, the
-// runs within b that rates count, and those showing symptom.
+// runs within b that rates count, and those showing symptom. The runs come
+// from runs_window, which covers what is read of them.
 func (d *DB) EdgeFromVersions(ctx context.Context, symptom string, b Bounds) ([]EdgeFromVersion, error) {
 	cond, args, err := b.where()
 	if err != nil {
@@ -88,7 +88,7 @@ func (d *DB) EdgeFromVersions(ctx context.Context, symptom string, b Bounds) ([]
 	rows, err := d.db.QueryContext(ctx, `SELECT coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
 	coalesce(j.platform, ''), coalesce(r.from_version, ''), count(*),
 	count(rs.symptom_id)
-FROM runs r JOIN jobs j ON j.name = r.job
+FROM runs r INDEXED BY runs_window CROSS JOIN jobs j ON j.name = r.job
 LEFT JOIN run_symptoms rs ON rs.job = r.job AND rs.build_id = r.build_id AND rs.symptom_id = ?
 WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
 GROUP BY 1, 2, 3, 4, 5, 6
@@ -115,45 +115,6 @@ type DisruptionSample struct {
 	Backend, Edge string
 	Shows         bool
 	Seconds       float64 // NaN when no file gave a duration
-}
-
-// SymptomDisruption reads the disruption of every run within b that rates
-// count, on the edges where some such run shows symptom.
-func (d *DB) SymptomDisruption(ctx context.Context, symptom string, b Bounds) (out []DisruptionSample, err error) {
-	cond, args, err := b.where()
-	if err != nil {
-		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
-	}
-	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
-	}
-	defer func() { err = errors.Join(err, rollback(tx)) }()
-	rows, err := tx.QueryContext(ctx, `WITH edges AS (
-	SELECT DISTINCT r.edge FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-	WHERE rs.symptom_id = ? AND r.edge IS NOT NULL AND `+countedRun+` AND `+startedRun+cond+`
-)
-SELECT d.backend, r.edge, rs.symptom_id IS NOT NULL, sum(d.disrupted_s)
-FROM runs r
-JOIN run_disruptions d ON d.job = r.job AND d.build_id = r.build_id
-LEFT JOIN run_symptoms rs ON rs.job = r.job AND rs.build_id = r.build_id AND rs.symptom_id = ?
-WHERE r.edge IN (SELECT edge FROM edges) AND `+countedRun+` AND `+startedRun+cond+`
-GROUP BY d.backend, r.job, r.build_id
-ORDER BY d.backend, r.edge`, append(append(append([]any{symptom}, args...), symptom), args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var s DisruptionSample
-		var secs sql.NullFloat64
-		if err := rows.Scan(&s.Backend, &s.Edge, &s.Shows, &secs); err != nil {
-			return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
-		}
-		s.Seconds = floatOrNaN(secs)
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // TestFailedWith is a test that failed (or flaked) in runs showing a symptom.

@@ -139,8 +139,11 @@ func (d *DB) NewestRunStartIn(ctx context.Context, b Bounds) (time.Time, error) 
 		return time.Time{}, fmt.Errorf("newest run: %w", err)
 	}
 	var newest sql.NullString
+	// The check of plausible times is not for an index (+): its IS NULL arm
+	// would make SQLite read runs_started_at twice and sort every run; the
+	// newest is the first of runs_started_at read backwards.
 	if err := d.db.QueryRowContext(ctx, `SELECT r.started_at FROM runs r
-WHERE r.started_at IS NOT NULL AND `+plausibleSQL("r.started_at")+cond+` ORDER BY r.started_at DESC LIMIT 1`, args...).Scan(&newest); err != nil && !errors.Is(err, sql.ErrNoRows) {
+WHERE r.started_at IS NOT NULL AND `+plausibleSQL("+r.started_at")+cond+` ORDER BY r.started_at DESC LIMIT 1`, args...).Scan(&newest); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, fmt.Errorf("newest run: %w", err)
 	}
 	t, err := parseTime(newest)

@@ -20,7 +20,8 @@ type AssessExtras struct {
 	Runs []db.SymptomRun
 	// FromVersions count the runs of every edge, platform and from-version.
 	FromVersions []db.EdgeFromVersion
-	// Disruption is every run's disruption on the edges that show it.
+	// Disruption is every counted run's disruption on the edges that show
+	// it (presubmits are on no edge).
 	Disruption []db.DisruptionSample
 	// Stats are the disruption comparisons of the edges, computed for the
 	// same runs (each edge against the same edge one release earlier).
@@ -38,27 +39,14 @@ const failedTestsShown = 5
 // backendsShown is how many backends' disruption the assessment shows.
 const backendsShown = 6
 
-// loadAssessExtras reads the runs' own numbers for the runs q bounds;
-// stats are the disruption comparisons computed for them.
-func loadAssessExtras(ctx context.Context, store *db.DB, q Query, stats []db.DisruptionStat) (AssessExtras, error) {
-	var x AssessExtras
+// loadAssessExtras reads the rest of the runs' own numbers for the runs
+// within b (the page's bounds: every number of the assessment counts the
+// same runs) into x, whose Runs and Disruption are read; stats are the
+// disruption comparisons computed for them.
+func loadAssessExtras(ctx context.Context, store *db.DB, q Query, b db.Bounds, x *AssessExtras, stats []db.DisruptionStat) error {
 	var err error
-	// The page's bounds: every number of the assessment counts the same
-	// runs.
-	b, err := bounds(ctx, store, q)
-	if err != nil {
-		return x, err
-	}
-	keep := func(job string) bool { return q.Job == nil || q.Job.MatchString(job) }
-	if x.Runs, err = store.SymptomRuns(ctx, q.Symptom, b); err != nil {
-		return x, err
-	}
-	x.Runs = slices.DeleteFunc(x.Runs, func(r db.SymptomRun) bool { return !keep(r.Job) })
 	if x.FromVersions, err = store.EdgeFromVersions(ctx, q.Symptom, b); err != nil {
-		return x, err
-	}
-	if x.Disruption, err = store.SymptomDisruption(ctx, q.Symptom, b); err != nil {
-		return x, err
+		return err
 	}
 	for _, st := range stats {
 		if st.Scope == db.ScopeEdge && st.Comparison == db.CompareRelease {
@@ -66,18 +54,18 @@ func loadAssessExtras(ctx context.Context, store *db.DB, q Query, stats []db.Dis
 		}
 	}
 	if x.FailedTests, err = store.TestsFailedWith(ctx, q.Symptom, b, failedTestsShown); err != nil {
-		return x, err
+		return err
 	}
 	regs, err := store.Regressions(ctx, "")
 	if err != nil {
-		return x, err
+		return err
 	}
 	for _, r := range regs {
 		if r.Symptom == q.Symptom {
 			x.Regressions = append(x.Regressions, r)
 		}
 	}
-	return x, nil
+	return nil
 }
 
 // Seconds is a distribution of seconds per run, for JSON: nil statistics

@@ -74,12 +74,14 @@ type Data struct {
 // compute is the analysis of the runs q bounds: the one source of every
 // number a page shows. extras also computes the weekly rates and the
 // disruption comparisons.
-func compute(ctx context.Context, store *db.DB, q Query, extras bool) (analyze.Result, error) {
+// each (when set) is called with every run's disruption the comparisons
+// read (analyze.Query.EachDisruption).
+func compute(ctx context.Context, store *db.DB, q Query, extras bool, each func(db.RunDisruptionTotal, string)) (analyze.Result, error) {
 	b, err := bounds(ctx, store, q)
 	if err != nil {
 		return analyze.Result{}, err
 	}
-	res, err := analyze.Compute(ctx, store, q.options(), analyze.Query{Bounds: b, Weeks: extras, Disruption: extras})
+	res, err := analyze.Compute(ctx, store, q.options(), analyze.Query{Bounds: b, Weeks: extras, Disruption: extras, EachDisruption: each})
 	if err != nil {
 		return res, fmt.Errorf("report: %w", err)
 	}
@@ -95,7 +97,7 @@ func Load(ctx context.Context, store *db.DB, q Query) (Data, error) {
 		return d, err
 	}
 	d.Symptoms = syms
-	res, err := compute(ctx, store, q, q.Trend)
+	res, err := compute(ctx, store, q, q.Trend, nil)
 	if err != nil {
 		return d, err
 	}
@@ -227,7 +229,34 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 		q.Options = q.options()
 		q.Options.MinRuns = minRuns
 	}
-	res, err := compute(ctx, store, q, true)
+	b, err := bounds(ctx, store, q)
+	if err != nil {
+		return in, err
+	}
+	// The runs showing it first: the disruption of their edges, with and
+	// without it, is gathered from the same read as the comparisons'.
+	runs, err := store.SymptomRuns(ctx, q.Symptom, b)
+	if err != nil {
+		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
+	}
+	type runID struct {
+		job   string
+		build int64
+	}
+	shows, edges := map[runID]bool{}, map[string]bool{}
+	for _, r := range runs {
+		shows[runID{r.Job, r.BuildID}] = true
+		if r.Edge != "" {
+			edges[r.Edge] = true
+		}
+	}
+	var samples []db.DisruptionSample
+	each := func(t db.RunDisruptionTotal, edge string) {
+		if edge != "" && edges[edge] {
+			samples = append(samples, db.DisruptionSample{Backend: t.Backend, Edge: edge, Shows: shows[runID{t.Job, t.BuildID}], Seconds: t.Seconds})
+		}
+	}
+	res, err := compute(ctx, store, q, true, each)
 	if err != nil {
 		return in, err
 	}
@@ -244,10 +273,6 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 		}
 	}
 	in.Weekly = res.Weekly[q.Symptom]
-	b, err := bounds(ctx, store, q)
-	if err != nil {
-		return in, err
-	}
 	ev, err := store.RunEvidence(ctx, q.Symptom, "", b, evidenceRead)
 	if err != nil {
 		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
@@ -255,7 +280,8 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 	// Presubmits count only in their own scope, never in the impact on
 	// releases, so their runs are no examples of it.
 	in.Evidence = slices.DeleteFunc(ev, func(e db.Evidence) bool { return e.Type == db.TypePresubmit })
-	if in.Extras, err = loadAssessExtras(ctx, store, q, res.Disruption); err != nil {
+	in.Extras = AssessExtras{Runs: runs, Disruption: samples}
+	if err = loadAssessExtras(ctx, store, q, b, &in.Extras, res.Disruption); err != nil {
 		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
 	}
 	return in, nil
