@@ -60,6 +60,7 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 		return res
 	}
 	rec := read.Record
+	rec.Errors = append(rec.Errors, spelledTwice(t)...)
 	rec.Job = jobRow(t.job, t.presubmit)
 	if read.Job.Type != "" {
 		rec.Job.Type = read.Job.Type
