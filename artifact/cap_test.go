@@ -91,4 +91,3 @@ func TestTestsCapped(t *testing.T) {
 		t.Errorf("%d tests, problems %+v; want 20 failures kept and 10 counted", len(res.Tests), res.Errors)
 	}
 }
-

@@ -136,7 +136,7 @@ func ScanJUnit(r io.Reader, each func(TestCase)) error {
 // checks that elements balance, so end always has a start to match.
 type junitParser struct {
 	each     func(TestCase) // takes each testcase as it ends
-	nameless int // cases without a name
+	nameless int            // cases without a name
 	stack    []junitElem
 	suites   []string // names of the open <testsuite> elements
 	root     bool     // the root element was seen
