@@ -360,14 +360,18 @@ func numberDFAs(m *compiledMatcher, n int) int {
 // program is what one file is matched with: the probes of the rules whose
 // globs match it and the automaton of their literals.
 type program struct {
-	kind      fileKind
-	probes    []*probe
-	ac        *automaton    // nil when no probe has literals
-	skip      *skipper      // finds the lines worth the automaton, or nil: every line is
-	litTarget [][]litTarget // literal -> the probe sets it belongs to
-	full      []uint8       // probe -> the mask of all its sets
-	always    []int32       // probes without literals
-	matchers  []*compiledMatcher
+	kind   fileKind
+	probes []*probe
+	ac     *automaton // nil when no probe has literals
+	skip   *skipper   // finds the lines worth the automaton, or nil: every line is
+	// skipProbes[i] are the probes whose first set holds the skipper's
+	// literal i, when it notes them (at most 64 literals): the lines it
+	// finds then go to those probes directly, without the automaton.
+	skipProbes [][]int32
+	litTarget  [][]litTarget // literal -> the probe sets it belongs to
+	full       []uint8       // probe -> the mask of all its sets
+	always     []int32       // probes without literals
+	matchers   []*compiledMatcher
 }
 
 // litTarget is one literal set of a probe.
@@ -463,6 +467,16 @@ func (e *Engine) compileProgram(kind fileKind, active []bool) *program {
 			}
 		}
 		p.skip = newSkipper(dedup(first))
+		if p.skip != nil && len(p.skip.lits) <= 64 {
+			p.skipProbes = make([][]int32, len(p.skip.lits))
+			for li, l := range p.skip.lits {
+				for i, pr := range p.probes {
+					if p.full[i] != 0 && slices.Contains(pr.lits[0], l) {
+						p.skipProbes[li] = append(p.skipProbes[li], int32(i))
+					}
+				}
+			}
+		}
 	}
 	return p
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"net/netip"
 	"slices"
 	"strings"
@@ -458,7 +459,26 @@ func (s *Scan) block(f *fileState, blk []byte) {
 	}
 	s.mask, s.masked = s.mask[:len(p.probes)], s.masked[:len(p.probes)]
 	s.cands, s.arena = s.cands[:0], s.arena[:0]
-	if p.ac != nil {
+	switch {
+	case p.skipProbes != nil:
+		// The skipper's lines, with the probes their literals call for.
+		// A probe is called for by its first set alone: its expression
+		// decides, and a line without the other sets fails it.
+		s.spans = p.skip.lines(blk, s.spans[:0], &s.spareSpans)
+		for _, l := range s.spans {
+			s.stamp++
+			from := len(s.arena)
+			for set := l.lits; set != 0; set &= set - 1 {
+				for _, pi := range p.skipProbes[bits.TrailingZeros64(set)] {
+					if s.masked[pi] != s.stamp {
+						s.masked[pi] = s.stamp
+						s.arena = append(s.arena, pi)
+					}
+				}
+			}
+			s.cands = append(s.cands, candLine{start: l.start, end: l.end, from: from, to: len(s.arena)})
+		}
+	case p.ac != nil:
 		if p.skip == nil {
 			s.hits = p.ac.scan(blk, s.hits[:0], &s.spare)
 		} else {

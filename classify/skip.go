@@ -89,9 +89,12 @@ var foldTable = func() (t [256]byte) {
 	return t
 }()
 
-// span is a line of a text, text[start:end], without its newline.
+// span is a line of a text, text[start:end], without its newline, and
+// the literals found on it: bit i for the skipper's literal i, when it has
+// at most 64 (else none are noted).
 type span struct {
 	start, end int
+	lits       uint64
 }
 
 // lines appends to out the lines of text that hold one of the literals,
@@ -150,10 +153,11 @@ func (k *skipper) finish(text []byte, end, pos int, out []span) []span {
 	return out
 }
 
-// check looks for a literal in the window that ends at pos, whose last
-// four bytes may end one's first m bytes. When one starts there, it adds
-// the window's line to out and returns the end of a window past the line;
-// else the window one byte on. The window is moved on by the caller's
+// check looks for literals in the window that ends at pos, whose last
+// four bytes may end one's first m bytes. Each literal that starts there
+// is noted in the span of its line, added to out unless it is the last
+// one already. It returns the end of the next window, one byte on: the
+// line may hold other literals. The window is moved on by the caller's
 // zero shift.
 //
 //go:noinline
@@ -167,20 +171,32 @@ func (k *skipper) check(text []byte, pos int, out *[]span) int {
 	if len(text)-start >= 8 {
 		win = binary.LittleEndian.Uint64(text[start:]) | 0x2020202020202020
 	}
+	var found uint64
+	any := false
 	for _, li := range k.heads[i-1] {
 		if pre := k.pre[li]; pre != 0 && win != 0 && win != pre {
 			continue
 		}
 		if hasFoldedPrefix(text[start:], k.lits[li]) {
-			ls := bytes.LastIndexByte(text[:start], '\n') + 1
-			le := len(text)
-			if i := bytes.IndexByte(text[start:], '\n'); i >= 0 {
-				le = start + i
+			any = true
+			if li < 64 && len(k.lits) <= 64 {
+				found |= 1 << li
 			}
-			*out = append(*out, span{ls, le})
-			return le + k.m
 		}
 	}
+	if !any {
+		return pos + 1
+	}
+	if n := len(*out); n > 0 && (*out)[n-1].end >= start {
+		(*out)[n-1].lits |= found // another literal of the same line
+		return pos + 1
+	}
+	ls := bytes.LastIndexByte(text[:start], '\n') + 1
+	le := len(text)
+	if i := bytes.IndexByte(text[start:], '\n'); i >= 0 {
+		le = start + i
+	}
+	*out = append(*out, span{ls, le, found})
 	return pos + 1
 }
 
