@@ -718,6 +718,11 @@ func (s *Scan) matchAny(pr *probe, line []byte, cidr []netip.Prefix) bool {
 	if len(cidr) == 0 || pr.ipGroup < 0 {
 		return matches(s, pr.fast, line)
 	}
+	if pr.group != nil {
+		if found, ok := pr.group.first(s, line, cidr); ok {
+			return found
+		}
+	}
 	if pr.cidr != nil {
 		if m, ok := dfaMatchText(s.cache(pr.cidr), line); ok && !m {
 			return false
