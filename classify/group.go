@@ -263,11 +263,23 @@ func firstSet(prog *syntax.Prog) (set byteSet, ok bool) {
 // address is outside them, so later matches count, or the automaton read
 // a byte it does not read); the regexp must then be asked.
 func (g *groupFinder) first(s *Scan, line []byte, cidr []netip.Prefix) (found, decided bool) {
+	// next[i] is where heads[i] is next found at or after pos (-1:
+	// nowhere), searched again only once pos has passed it.
+	var next [maxGroupHeads]int
+	for i := range g.heads {
+		next[i] = -2
+	}
 	for pos := 0; pos < len(line); {
 		at, head := -1, ""
-		for _, h := range g.heads {
-			if i := bytes.Index(line[pos:], []byte(h)); i >= 0 && (at < 0 || pos+i < at) {
-				at, head = pos+i, h
+		for i, h := range g.heads {
+			if next[i] == -2 || next[i] >= 0 && next[i] < pos {
+				next[i] = -1
+				if j := bytes.Index(line[pos:], []byte(h)); j >= 0 {
+					next[i] = pos + j
+				}
+			}
+			if n := next[i]; n >= 0 && (at < 0 || n < at) {
+				at, head = n, h
 			}
 		}
 		if at < 0 {
