@@ -64,6 +64,9 @@ func windowsAt(now, since time.Time, opts Options) windows {
 type Query struct {
 	Bounds db.Bounds
 	Weeks  bool
+	// Disruption also compares each key's disruption with its basis, for
+	// the runs within Bounds (Result.Disruption).
+	Disruption bool
 }
 
 // Result is a computed analysis: every number a page shows, from one read
@@ -82,6 +85,10 @@ type Result struct {
 	// Weekly are each symptom's rates per edge and week (weeks merged while
 	// they hold fewer than MinWeekRuns runs), when Query.Weeks asked.
 	Weekly map[string][]db.WeeklyRate
+	// Disruption are, when Query.Disruption asked, every key's disruption
+	// comparisons as disruption_stats stores them, with each side's run
+	// dates and values, counted from the same runs.
+	Disruption []db.DisruptionStat
 }
 
 // MinWeekRuns is how many runs a point of a weekly trend rests on at least:
@@ -114,6 +121,11 @@ func Compute(ctx context.Context, store *db.DB, opts Options, q Query) (Result, 
 	r.Rates = symptomRates(counts.Symptoms, s)
 	if q.Weeks {
 		r.Weekly = weeklyRates(counts)
+	}
+	if q.Disruption {
+		if r.Disruption, err = disruptionStats(ctx, store, counts, s, w, q.Bounds, opts, true); err != nil {
+			return Result{}, fmt.Errorf("analyze: %w", err)
+		}
 	}
 	return r, nil
 }

@@ -5,48 +5,79 @@ import (
 	"context"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
-// sides are the disruption values (seconds per run) of one backend in one
-// scope key: of every run, and of the runs in the sample and the basis
-// windows.
-type sides struct{ all, sample, basis []float64 }
+// side is the disruption values (seconds per run) of one backend in one
+// scope key, and the starts of the first and last of those runs.
+type side struct {
+	values      []float64
+	first, last time.Time
+}
+
+func (s *side) add(v float64, at time.Time) {
+	s.values = append(s.values, v)
+	if s.first.IsZero() || at.Before(s.first) {
+		s.first = at
+	}
+	if at.After(s.last) {
+		s.last = at
+	}
+}
+
+// sides are the disruption of one backend in one scope key: of every run,
+// and of the runs in the sample and the basis windows.
+type sides struct{ all, sample, basis side }
+
+// backendKey is a scope key's disruption of one backend.
+type backendKey struct {
+	backend string
+	k       scopeKey
+}
 
 // disruptionStats compares, for every backend, every scope key's
 // disruption with its basis, as the job-run aggregator does: the sample's
 // 95th percentile must not be above the basis's. The comparisons are those
 // of the verdicts: the same-shaped edge (or variant) one release earlier,
-// and the sample window against the basis window.
-func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s scopeCounts, w windows, opts Options) ([]db.DisruptionStat, error) {
+// and the sample window against the basis window. It counts the runs
+// within b, the runs the counts c are of; keep keeps each side's values in
+// the edges' rows (for their charts).
+func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s scopeCounts, w windows, b db.Bounds, opts Options, keep bool) ([]db.DisruptionStat, error) {
 	jobs := jobAttrs(c)
 	var out []db.DisruptionStat
+	// Every run's totals come backend by backend, and a backend's keys are
+	// compared when the next begins; a window's come run by run, and are
+	// compared at the end.
+	ordered := b.IsZero()
 	backend := ""
-	byKey := map[scopeKey]*sides{}
+	byKey := map[backendKey]*sides{}
 	flush := func() {
-		keys := make([]scopeKey, 0, len(byKey))
+		keys := make([]backendKey, 0, len(byKey))
 		for k := range byKey {
 			keys = append(keys, k)
 		}
-		slices.SortFunc(keys, func(a, b scopeKey) int { return cmp.Or(cmp.Compare(a.scope, b.scope), cmp.Compare(a.key, b.key)) })
+		slices.SortFunc(keys, func(a, b backendKey) int {
+			return cmp.Or(cmp.Compare(a.backend, b.backend), cmp.Compare(a.k.scope, b.k.scope), cmp.Compare(a.k.key, b.k.key))
+		})
 		for _, k := range keys {
 			v := byKey[k]
-			if bk, ok := s.basisOf(k); ok && len(v.all) > 0 {
-				var basis []float64
-				if b := byKey[bk]; b != nil {
+			if bk, ok := s.basisOf(k.k); ok && len(v.all.values) > 0 {
+				var basis side
+				if b := byKey[backendKey{k.backend, bk}]; b != nil {
 					basis = b.all
 				}
-				out = append(out, disruptionRow(backend, k, db.CompareRelease, k.key, bk.key, v.all, basis, opts))
+				out = append(out, disruptionRow(k.backend, k.k, db.CompareRelease, k.k.key, bk.key, v.all, basis, opts, keep))
 			}
-			if len(v.sample) > 0 {
-				out = append(out, disruptionRow(backend, k, db.CompareWindow, w.sampleLabel, w.basisLabel, v.sample, v.basis, opts))
+			if len(v.sample.values) > 0 {
+				out = append(out, disruptionRow(k.backend, k.k, db.CompareWindow, w.sampleLabel, w.basisLabel, v.sample, v.basis, opts, keep))
 			}
 		}
 		clear(byKey)
 	}
-	err := store.DisruptionTotals(ctx, func(t db.RunDisruptionTotal) error {
-		if t.Backend != backend {
+	err := store.DisruptionTotals(ctx, b, func(t db.RunDisruptionTotal) error {
+		if ordered && t.Backend != backend {
 			flush()
 			backend = t.Backend
 		}
@@ -56,17 +87,18 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 		inSample := t.StartedAt.After(w.sample.From) && !t.StartedAt.After(w.sample.To)
 		inBasis := t.StartedAt.After(w.basis.From) && !t.StartedAt.After(w.basis.To)
 		for _, k := range keysOf(t.Job, t.Release, t.FromRelease, t.Upgrade, jobs[t.Job]) {
-			v := byKey[k]
+			bk := backendKey{t.Backend, k}
+			v := byKey[bk]
 			if v == nil {
 				v = &sides{}
-				byKey[k] = v
+				byKey[bk] = v
 			}
-			v.all = append(v.all, t.Seconds)
+			v.all.add(t.Seconds, t.StartedAt)
 			if inSample {
-				v.sample = append(v.sample, t.Seconds)
+				v.sample.add(t.Seconds, t.StartedAt)
 			}
 			if inBasis {
-				v.basis = append(v.basis, t.Seconds)
+				v.basis.add(t.Seconds, t.StartedAt)
 			}
 		}
 		return nil
@@ -92,13 +124,18 @@ func DisruptionVerdict(sample, basis Distribution, opts Options) string {
 	}
 }
 
-func disruptionRow(backend string, k scopeKey, comparison, sampleLabel, basisLabel string, sample, basis []float64, opts Options) db.DisruptionStat {
-	sd, bd := Distribute(sample), Distribute(basis)
-	return db.DisruptionStat{
+func disruptionRow(backend string, k scopeKey, comparison, sampleLabel, basisLabel string, sample, basis side, opts Options, keep bool) db.DisruptionStat {
+	sd, bd := Distribute(sample.values), Distribute(basis.values)
+	st := db.DisruptionStat{
 		Backend: backend, Scope: k.scope, Key: k.key, Comparison: comparison,
 		SampleLabel: sampleLabel, BasisLabel: basisLabel,
 		SampleRuns: sd.Runs, SampleMedian: sd.Median, SampleP95: sd.P95, SampleMax: sd.Max,
 		BasisRuns: bd.Runs, BasisMedian: bd.Median, BasisP95: bd.P95, BasisMax: bd.Max,
 		P95Delta: sd.P95 - bd.P95, Verdict: DisruptionVerdict(sd, bd, opts),
+		SampleFrom: sample.first, SampleTo: sample.last, BasisFrom: basis.first, BasisTo: basis.last,
 	}
+	if keep && k.scope == db.ScopeEdge {
+		st.SampleValues, st.BasisValues = sample.values, basis.values
+	}
+	return st
 }

@@ -177,7 +177,7 @@ func keepLifecycle(ctx context.Context, store *db.DB, c db.AnalysisCounts, verdi
 	if err != nil {
 		return 0, err
 	}
-	stats, err := disruptionStats(ctx, store, c, sumScopes(c), w, opts)
+	stats, err := disruptionStats(ctx, store, c, sumScopes(c), w, db.Bounds{}, opts, false)
 	if err != nil {
 		return 0, err
 	}

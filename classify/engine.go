@@ -288,8 +288,9 @@ type probe struct {
 	kind    probeKind
 	matcher *compiledMatcher
 	re      *regexp.Regexp
-	fast    *fastRegexp // re, asked through its automaton
-	cidr    *lazyDFA    // re with its ip group made an address of the cidr, or nil
+	fast    *fastRegexp  // re, asked through its automaton
+	cidr    *lazyDFA     // re with its ip group made an address of the cidr, or nil
+	group   *groupFinder // finds what re's first match captures in its ip group, or nil
 	ipGroup int
 	lits    [][]string
 }
@@ -303,6 +304,7 @@ func probesOf(m *compiledMatcher) []*probe {
 			pr := &probe{kind: probeAny, matcher: m, re: a.re, ipGroup: a.ipGroup, lits: requiredLiterals(a.re.String())}
 			if a.ipGroup >= 0 && len(m.lines.cidr) > 0 {
 				pr.cidr = cidrDFA(a.re.String(), a.ipGroup, m.lines.cidr)
+				pr.group = newGroupFinder(a.re.String(), a.ipGroup)
 			}
 			out = append(out, pr)
 		}
@@ -350,6 +352,9 @@ func numberDFAs(m *compiledMatcher, n int) int {
 			number(pr.fast.dfa)
 		}
 		number(pr.cidr)
+		if pr.group != nil {
+			number(pr.group.rest)
+		}
 	}
 	for _, f := range append(slices.Clone(m.all), m.not...) {
 		number(f.dfa)

@@ -13,13 +13,14 @@ import (
 // lines that hold one, and which ones each holds.
 func TestSkipperLines(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	lits := []string{"readiness probe failed", ": i/o timeout", "ns/openshift-sdn", "desc = transport is closing", "aaaaaab"}
+	lits := []string{"readiness probe failed", ": i/o timeout", "ns/openshift-sdn", "desc = transport is closing", "aaaaaab",
+		"ns/openshift-ovn-kubernetes", ": connect: no route to host", ": connect: connection timed out"}
 	k := newSkipper(dedup(lits))
 	if k == nil {
 		t.Fatal("no skipper")
 	}
 	words := []string{"Readiness probe", "failed", "READINESS PROBE FAILED", ": i/o", " timeout", ": I/O TIMEOUT", "ns/openshift-",
-		"sdn", "aaaaaaab", "aaaaab", "desc = ", "transport is closing", "x", " ", "\x00", "\xff", "é"}
+		"sdn", "ovn-kubernetes", ": connect: ", "no route to host", "connection timed out", "aaaaaaab", "aaaaab", "desc = ", "transport is closing", "x", " ", "\x00", "\xff", "é"}
 	var spare [3][]span
 	for round := range 200 {
 		var b bytes.Buffer

@@ -70,23 +70,39 @@ type RunDisruptionTotal struct {
 }
 
 // DisruptionTotals calls fn with each finished run's disruption of each
-// backend, backend by backend (in order), in one read transaction. A run
-// whose upgrade never began is left out, as the rates leave it out.
-func (d *DB) DisruptionTotals(ctx context.Context, fn func(RunDisruptionTotal) error) (err error) {
+// backend, in one read transaction: of every run when b is zero, backend by
+// backend (in order); of the runs within b otherwise, run by run (the runs
+// of a window are found by their start, not among every run's rows). A
+// run whose upgrade never began is left out, as the rates leave it out.
+func (d *DB) DisruptionTotals(ctx context.Context, b Bounds, fn func(RunDisruptionTotal) error) (err error) {
+	cond, args, err := b.where()
+	if err != nil {
+		return fmt.Errorf("disruption totals: %w", err)
+	}
 	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("disruption totals: %w", err)
 	}
 	defer func() { err = errors.Join(err, rollback(tx)) }()
-	// run_disruptions_backend holds the grouping's order and the seconds;
-	// each run is looked up once by its key.
-	rows, err := tx.QueryContext(ctx, `SELECT d.backend, d.job, d.build_id, coalesce(r.release, ''), coalesce(r.from_release, ''),
+	// Every run: run_disruptions_backend holds the grouping's order and the
+	// seconds; each run is looked up once by its key.
+	q := `SELECT d.backend, d.job, d.build_id, coalesce(r.release, ''), coalesce(r.from_release, ''),
 	coalesce(r.upgrade, ''), r.started_at, sum(d.disrupted_s)
 FROM run_disruptions d INDEXED BY run_disruptions_backend
 CROSS JOIN runs r INDEXED BY runs_key ON r.job = d.job AND r.build_id = d.build_id
-WHERE `+countedRun+` AND `+startedRun+`
+WHERE ` + countedRun + ` AND ` + startedRun + `
 GROUP BY d.backend, d.job, d.build_id
-ORDER BY d.backend, d.job, d.build_id`)
+ORDER BY d.backend, d.job, d.build_id`
+	if !b.IsZero() {
+		// A window: its runs by their start (or their jobs), then each
+		// run's rows by its key; a run's files are summed per backend.
+		q = `SELECT d.backend, r.job, r.build_id, coalesce(r.release, ''), coalesce(r.from_release, ''),
+	coalesce(r.upgrade, ''), r.started_at, sum(d.disrupted_s)
+FROM runs r CROSS JOIN run_disruptions d ON d.job = r.job AND d.build_id = r.build_id
+WHERE ` + countedRun + ` AND ` + startedRun + cond + `
+GROUP BY r.job, r.build_id, d.backend`
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("disruption totals: %w", err)
 	}
@@ -126,6 +142,12 @@ type DisruptionStat struct {
 	P95Delta                        float64 // sample P95 - basis P95
 	Verdict                         string  // DisruptionWorse, DisruptionOK or DisruptionInsufficient
 	ComputedAt                      time.Time
+	// SampleFrom, SampleTo, BasisFrom and BasisTo are the starts of the
+	// first and last run of each side (zero without runs); SampleValues
+	// and BasisValues each run's seconds, when the computation kept them
+	// (for a chart). disruption_stats stores none of them.
+	SampleFrom, SampleTo, BasisFrom, BasisTo time.Time
+	SampleValues, BasisValues                []float64
 }
 
 // The verdicts of disruption_stats.

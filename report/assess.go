@@ -236,7 +236,15 @@ func Assess(in AssessInput) Assessment {
 		a.Impacted.Untested = []string{}
 	}
 	a.Impact = impact(in, regressed)
-	a.Impact.Disruption = backendImpacts(in.Extras, block)
+	// The disruption of the edges that show it, each against the same edge
+	// one release earlier: the regressed first.
+	shown := slices.Clone(block)
+	for _, s := range a.Impacted.Edges {
+		if !slices.Contains(shown, s.Key) {
+			shown = append(shown, s.Key)
+		}
+	}
+	a.Impact.Disruption = backendImpacts(in.Extras, shown)
 	if a.Impact.Disruption == nil {
 		a.Impact.Disruption = []BackendImpact{}
 	}

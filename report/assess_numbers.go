@@ -22,7 +22,8 @@ type AssessExtras struct {
 	FromVersions []db.EdgeFromVersion
 	// Disruption is every run's disruption on the edges that show it.
 	Disruption []db.DisruptionSample
-	// Stats are the analysis's disruption comparisons of the edges.
+	// Stats are the disruption comparisons of the edges, computed for the
+	// same runs (each edge against the same edge one release earlier).
 	Stats []db.DisruptionStat
 	// FailedTests failed in the runs showing it, the most often first.
 	FailedTests []db.TestFailedWith
@@ -37,7 +38,9 @@ const failedTestsShown = 5
 // backendsShown is how many backends' disruption the assessment shows.
 const backendsShown = 6
 
-func loadAssessExtras(ctx context.Context, store *db.DB, q Query) (AssessExtras, error) {
+// loadAssessExtras reads the runs' own numbers for the runs q bounds;
+// stats are the disruption comparisons computed for them.
+func loadAssessExtras(ctx context.Context, store *db.DB, q Query, stats []db.DisruptionStat) (AssessExtras, error) {
 	var x AssessExtras
 	var err error
 	// The page's bounds: every number of the assessment counts the same
@@ -57,8 +60,10 @@ func loadAssessExtras(ctx context.Context, store *db.DB, q Query) (AssessExtras,
 	if x.Disruption, err = store.SymptomDisruption(ctx, q.Symptom, b); err != nil {
 		return x, err
 	}
-	if x.Stats, err = store.DisruptionStats(ctx, db.ScopeEdge, ""); err != nil {
-		return x, err
+	for _, st := range stats {
+		if st.Scope == db.ScopeEdge && st.Comparison == db.CompareRelease {
+			x.Stats = append(x.Stats, st)
+		}
 	}
 	if x.FailedTests, err = store.TestsFailedWith(ctx, q.Symptom, b, failedTestsShown); err != nil {
 		return x, err
@@ -95,8 +100,9 @@ type BackendImpact struct {
 	Backend string  `json:"backend"`
 	With    Seconds `json:"with_symptom"`
 	Without Seconds `json:"without_symptom"`
-	// Release are the analysis's comparisons (sample P95 against the
-	// same edge one release earlier) of the regressed edges.
+	// Release are the comparisons (sample P95 against the same edge one
+	// release earlier, both counted from the page's runs) of the edges
+	// that show the symptom, the regressed ones first.
 	Release []ReleaseDisruption `json:"release_comparison,omitempty"`
 	Text    string              `json:"text"`
 }
@@ -109,6 +115,11 @@ type ReleaseDisruption struct {
 	BasisS   Seconds  `json:"basis_seconds"`
 	P95Delta *float64 `json:"p95_delta_s"`
 	Verdict  string   `json:"verdict"`
+	// The starts (RFC 3339) of the first and last run of each side.
+	SampleFrom string `json:"sample_from"`
+	SampleTo   string `json:"sample_to"`
+	BasisFrom  string `json:"basis_from"`
+	BasisTo    string `json:"basis_to"`
 }
 
 // TestShare is a test that failed in runs showing the symptom.
@@ -179,8 +190,10 @@ func secsShort(s float64) string {
 
 // backendImpacts compares each backend's disruption in the runs showing
 // the symptom with the runs of the same edges that do not, keeping the
-// backends the symptomatic runs saw disrupted, the worst first.
-func backendImpacts(x AssessExtras, regressed []string) []BackendImpact {
+// backends the symptomatic runs saw disrupted, the worst first; and for
+// each of edges (those showing it, the regressed first) against the same
+// edge one release earlier.
+func backendImpacts(x AssessExtras, edges []string) []BackendImpact {
 	type pair struct{ with, without []float64 }
 	by := map[string]*pair{}
 	for _, s := range x.Disruption {
@@ -195,6 +208,10 @@ func backendImpacts(x AssessExtras, regressed []string) []BackendImpact {
 			p.without = append(p.without, s.Seconds)
 		}
 	}
+	stats := slices.Clone(x.Stats)
+	slices.SortStableFunc(stats, func(a, b db.DisruptionStat) int {
+		return cmp.Compare(slices.Index(edges, a.Key), slices.Index(edges, b.Key))
+	})
 	var out []BackendImpact
 	for backend, p := range by {
 		with, without := analyze.Distribute(p.with), analyze.Distribute(p.without)
@@ -203,21 +220,24 @@ func backendImpacts(x AssessExtras, regressed []string) []BackendImpact {
 		}
 		b := BackendImpact{Backend: backend, With: seconds(with), Without: seconds(without)}
 		b.Text = fmt.Sprintf("%s: %s in the runs showing it; %s in the other runs of the same edges", backend, secondsWords(with), secondsWords(without))
-		for _, st := range x.Stats {
-			if st.Backend != backend || st.Comparison != db.CompareRelease || !slices.Contains(regressed, st.Key) {
+		for _, st := range stats {
+			if st.Backend != backend || st.Comparison != db.CompareRelease || !slices.Contains(edges, st.Key) {
 				continue
 			}
 			b.Release = append(b.Release, ReleaseDisruption{Edge: st.Key, Basis: st.BasisLabel,
 				Sample:   Seconds{Runs: st.SampleRuns, Median: round6(st.SampleMedian), P95: round6(st.SampleP95), Max: round6(st.SampleMax)},
 				BasisS:   Seconds{Runs: st.BasisRuns, Median: round6(st.BasisMedian), P95: round6(st.BasisP95), Max: round6(st.BasisMax)},
-				P95Delta: round6(st.P95Delta), Verdict: st.Verdict})
+				P95Delta: round6(st.P95Delta), Verdict: st.Verdict,
+				SampleFrom: rfc3339(st.SampleFrom), SampleTo: rfc3339(st.SampleTo), BasisFrom: rfc3339(st.BasisFrom), BasisTo: rfc3339(st.BasisTo)})
+			sample := fmt.Sprintf("%s (%s)", st.Key, runsSpan(st.SampleRuns, st.SampleFrom, st.SampleTo))
+			basis := fmt.Sprintf("%s (%s)", st.BasisLabel, runsSpan(st.BasisRuns, st.BasisFrom, st.BasisTo))
 			switch st.Verdict {
 			case db.DisruptionWorse:
-				b.Text += fmt.Sprintf("; on %s the P95 is %s worse than on %s (%s against %s)", st.Key, secsShort(st.P95Delta), st.BasisLabel, secsShort(st.SampleP95), secsShort(st.BasisP95))
+				b.Text += fmt.Sprintf("; on %s the P95 is %s worse than on %s: %s against %s", sample, secsShort(st.P95Delta), basis, secsShort(st.SampleP95), secsShort(st.BasisP95))
 			case db.DisruptionOK:
-				b.Text += fmt.Sprintf("; on %s the P95 is not worse than on %s (%s against %s)", st.Key, st.BasisLabel, secsShort(st.SampleP95), secsShort(st.BasisP95))
+				b.Text += fmt.Sprintf("; on %s the P95 is not worse than on %s: %s against %s", sample, basis, secsShort(st.SampleP95), secsShort(st.BasisP95))
 			default:
-				b.Text += fmt.Sprintf("; %s against %s: too few runs to compare (%d and %d)", st.Key, st.BasisLabel, st.SampleRuns, st.BasisRuns)
+				b.Text += fmt.Sprintf("; %s against %s: too few runs to compare", sample, basis)
 			}
 		}
 		out = append(out, b)
@@ -226,6 +246,17 @@ func backendImpacts(x AssessExtras, regressed []string) []BackendImpact {
 		return cmp.Or(-cmp.Compare(deref(a.With.P95), deref(b.With.P95)), -cmp.Compare(deref(a.With.Max), deref(b.With.Max)), cmp.Compare(a.Backend, b.Backend))
 	})
 	return out[:min(len(out), backendsShown)]
+}
+
+// runsSpan is "9 runs, 2026-11-16..2026-11-25", or "no runs".
+func runsSpan(n int, from, to time.Time) string {
+	switch n {
+	case 0:
+		return "no runs"
+	case 1:
+		return "1 run, " + span(from, to)
+	}
+	return fmt.Sprintf("%d runs, %s", n, span(from, to))
 }
 
 func deref(f *float64) float64 {

@@ -3,27 +3,36 @@ package report
 import (
 	"io"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
 
 // BenchmarkReportSince30d computes and writes the pages a release engineer
 // asks for about the last 30 days: the verdict table, the HTML page (with
 // the weekly trends) and the assessment of pod-network-cross-node, each
 // counted for the window from the database. On the fixture by default;
-// PROWCRAWL_BENCH_DB names a larger database to read (the million runs of
-// analyze's BenchmarkAnalyze, kept there).
+// PROWCRAWL_BENCH_DB names a larger database to read: analyze's
+// BenchmarkAnalyze's, generated there (PROWCRAWL_BENCH_RUNS runs, a million
+// by default, PROWCRAWL_BENCH_TESTS tests each, none by default: a report
+// reads no test but the assessment's failed tests) when the file does not
+// exist.
 func BenchmarkReportSince30d(b *testing.B) {
 	var store *db.DB
 	since := fixtureNow.AddDate(0, 0, -30)
 	if path := os.Getenv("PROWCRAWL_BENCH_DB"); path != "" {
-		d, err := db.Open(b.Context(), path)
+		start := time.Now()
+		d, generated, err := benchdb.Open(b.Context(), path, envInt(b, "PROWCRAWL_BENCH_RUNS", 1_000_000), envInt(b, "PROWCRAWL_BENCH_TESTS", 0))
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer d.Close()
+		if generated {
+			b.Logf("generated %s in %v", path, time.Since(start).Round(time.Second))
+		}
 		newest, err := d.NewestRunStart(b.Context())
 		if err != nil {
 			b.Fatal(err)
@@ -68,4 +77,17 @@ func BenchmarkReportSince30d(b *testing.B) {
 			b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/page")
 		})
 	}
+}
+
+// envInt is the integer in environment variable name, or def.
+func envInt(b *testing.B, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		b.Fatalf("%s=%q is not a count", name, s)
+	}
+	return n
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -37,9 +38,9 @@ type OpenRegression struct {
 }
 
 // loadHTMLExtras reads what the page shows besides the verdicts: the open
-// regressions with their age, and the disruption of the edges the
-// analysis compared, run by run.
-func loadHTMLExtras(ctx context.Context, store *db.DB, q Query) ([]DisruptionChart, []OpenRegression, error) {
+// regressions with their age, and draws the disruption of the edges
+// compared in stats (computed for the page's runs), run by run.
+func loadHTMLExtras(ctx context.Context, store *db.DB, q Query, stats []db.DisruptionStat) ([]DisruptionChart, []OpenRegression, error) {
 	regs, err := store.Regressions(ctx, db.RegressionOpen)
 	if err != nil {
 		return nil, nil, err
@@ -58,58 +59,25 @@ func loadHTMLExtras(ctx context.Context, store *db.DB, q Query) ([]DisruptionCha
 			Since: from.UTC().Format(time.DateOnly), Days: row.AgeDays, FirstRunURL: r.FirstRunURL})
 	}
 
-	stats, err := store.DisruptionStats(ctx, db.ScopeEdge, "")
-	if err != nil {
-		return nil, nil, err
-	}
 	byEdge := map[string][]db.DisruptionStat{}
 	for _, s := range stats {
-		if s.Comparison == db.CompareRelease && s.SampleRuns > 0 && s.BasisRuns > 0 && (s.SampleMax > 0 || s.BasisMax > 0) {
+		if s.Scope == db.ScopeEdge && s.Comparison == db.CompareRelease && s.SampleRuns > 0 && s.BasisRuns > 0 && (s.SampleMax > 0 || s.BasisMax > 0) {
 			byEdge[s.Key] = append(byEdge[s.Key], s)
 		}
 	}
-	type want struct{ backend, edge string }
-	values := map[want][]float64{}
-	for edge, ss := range byEdge {
+	var charts []DisruptionChart
+	for _, edge := range slices.Sorted(maps.Keys(byEdge)) {
+		ss := byEdge[edge]
 		slices.SortFunc(ss, func(a, b db.DisruptionStat) int {
 			return cmp.Or(-cmp.Compare(a.P95Delta, b.P95Delta), -cmp.Compare(a.SampleMax, b.SampleMax), cmp.Compare(a.Backend, b.Backend))
 		})
 		ss = ss[:min(len(ss), backendsPerEdge)]
-		byEdge[edge] = ss
-		for _, s := range ss {
-			values[want{s.Backend, s.Key}] = nil
-			values[want{s.Backend, s.BasisLabel}] = nil
-		}
-	}
-	if len(values) > 0 {
-		err = store.DisruptionTotals(ctx, func(t db.RunDisruptionTotal) error {
-			if math.IsNaN(t.Seconds) || !q.Since.IsZero() && t.StartedAt.Before(q.Since) {
-				return nil
-			}
-			k := want{t.Backend, db.Edge{From: t.FromRelease, To: t.Release, Kind: t.Upgrade}.String()}
-			if vs, ok := values[k]; ok {
-				values[k] = append(vs, t.Seconds)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	var charts []DisruptionChart
-	for _, edge := range slices.Sorted(func(yield func(string) bool) {
-		for e := range byEdge {
-			if !yield(e) {
-				return
-			}
-		}
-	}) {
-		ss := byEdge[edge]
 		var rows []disruptionRow
 		for _, s := range ss {
-			rows = append(rows, disruptionRow{backend: s.Backend, sample: values[want{s.Backend, edge}], basis: values[want{s.Backend, s.BasisLabel}], verdict: s.Verdict, delta: s.P95Delta})
+			rows = append(rows, disruptionRow{backend: s.Backend, sample: s.SampleValues, basis: s.BasisValues, verdict: s.Verdict, delta: s.P95Delta})
 		}
-		charts = append(charts, DisruptionChart{Edge: edge, Basis: ss[0].BasisLabel, SVG: disruptionSVG(edge, ss[0].BasisLabel, rows)})
+		charts = append(charts, DisruptionChart{Edge: edge, Basis: ss[0].BasisLabel,
+			SVG: disruptionSVG(edge, ss[0].BasisLabel, span(ss[0].SampleFrom, ss[0].SampleTo), span(ss[0].BasisFrom, ss[0].BasisTo), rows)})
 	}
 	return charts, open, nil
 }
@@ -127,15 +95,16 @@ const (
 	dcLeft   = 250
 	dcPlot   = 460
 	dcRowH   = 64
-	dcTop    = 28
+	dcTop    = 40
 	dcSideH  = 22
 	dcDotR   = 3.5
 	dcLegend = 14
 )
 
 // disruptionSVG draws the rows of one edge: for each backend, the sample
-// (blue) above the basis (grey).
-func disruptionSVG(edge, basis string, rows []disruptionRow) template.HTML {
+// (blue) above the basis (grey). sampleDates and basisDates are the spans
+// of each side's runs.
+func disruptionSVG(edge, basis, sampleDates, basisDates string, rows []disruptionRow) template.HTML {
 	top := 1.0
 	for _, r := range rows {
 		for _, v := range slices.Concat(r.sample, r.basis) {
@@ -150,9 +119,12 @@ func disruptionSVG(edge, basis string, rows []disruptionRow) template.HTML {
 	var b strings.Builder
 	var desc []string
 	fmt.Fprintf(&b, `<figure><svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-title %s-desc">`, dcWidth, height, dcWidth, height, id, id)
-	fmt.Fprintf(&b, `<title id="%s-title">%s: seconds each backend was unreachable, per run, beside %s</title>`, id, e(edge), e(basis))
+	fmt.Fprintf(&b, `<title id="%s-title">%s (runs of %s): seconds each backend was unreachable, per run, beside %s (basis, runs of %s)</title>`,
+		id, e(edge), e(sampleDates), e(basis), e(basisDates))
 	fmt.Fprintf(&b, `<rect x="%d" y="4" width="12" height="12" fill="%s"/><text x="%d" y="%d" class="small">%s</text>`, dcLeft, colorSample, dcLeft+18, dcLegend, e(edge))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="small">runs of %s</text>`, dcLeft+18, dcLegend+13, e(sampleDates))
 	fmt.Fprintf(&b, `<rect x="%d" y="4" width="12" height="12" fill="%s"/><text x="%d" y="%d" class="small">%s (basis)</text>`, dcLeft+200, colorBasis, dcLeft+218, dcLegend, e(basis))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="small">runs of %s</text>`, dcLeft+218, dcLegend+13, e(basisDates))
 	for i, r := range rows {
 		y := dcTop + i*dcRowH
 		fmt.Fprintf(&b, `<g><text x="0" y="%d" class="key">%s</text>`, y+14, e(middle(r.backend, 34)))

@@ -72,13 +72,14 @@ type Data struct {
 }
 
 // compute is the analysis of the runs q bounds: the one source of every
-// number a page shows.
-func compute(ctx context.Context, store *db.DB, q Query, weeks bool) (analyze.Result, error) {
+// number a page shows. extras also computes the weekly rates and the
+// disruption comparisons.
+func compute(ctx context.Context, store *db.DB, q Query, extras bool) (analyze.Result, error) {
 	b, err := bounds(ctx, store, q)
 	if err != nil {
 		return analyze.Result{}, err
 	}
-	res, err := analyze.Compute(ctx, store, q.options(), analyze.Query{Bounds: b, Weeks: weeks})
+	res, err := analyze.Compute(ctx, store, q.options(), analyze.Query{Bounds: b, Weeks: extras, Disruption: extras})
 	if err != nil {
 		return res, fmt.Errorf("report: %w", err)
 	}
@@ -120,7 +121,7 @@ func Load(ctx context.Context, store *db.DB, q Query) (Data, error) {
 			d.Weekly[id] = w
 		}
 	}
-	if d.Disruption, d.Open, err = loadHTMLExtras(ctx, store, q); err != nil {
+	if d.Disruption, d.Open, err = loadHTMLExtras(ctx, store, q, res.Disruption); err != nil {
 		return d, fmt.Errorf("report: %w", err)
 	}
 	return d, nil
@@ -254,7 +255,7 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 	// Presubmits count only in their own scope, never in the impact on
 	// releases, so their runs are no examples of it.
 	in.Evidence = slices.DeleteFunc(ev, func(e db.Evidence) bool { return e.Type == db.TypePresubmit })
-	if in.Extras, err = loadAssessExtras(ctx, store, q); err != nil {
+	if in.Extras, err = loadAssessExtras(ctx, store, q, res.Disruption); err != nil {
 		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
 	}
 	return in, nil

@@ -202,9 +202,9 @@ func signature(enc string) [sigLen]uint64 {
 		sig[i] = ^uint64(0)
 	}
 	runes := []rune(enc)
-	n := 3
-	if len(runes) < 6 {
-		n = min(2, len(runes))
+	n := 2
+	if len(runes) < 4 {
+		n = min(1, len(runes))
 	}
 	if n == 0 {
 		n, runes = 1, []rune{0}

@@ -4,11 +4,14 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/report"
 )
 
@@ -39,6 +42,38 @@ func (w windowCounter) count(col, key, symptom string, leftOut bool) int {
 		w.t.Fatal(err)
 	}
 	return n
+}
+
+// disruption is each run's disruption of backend (its files summed) on
+// edge, of the runs a report of the window counts (presubmits never count
+// on an edge), with the starts of the first and last of those runs.
+func (w windowCounter) disruption(edge, backend string) (secs []float64, first, last string) {
+	w.t.Helper()
+	rows, err := w.conn.QueryContext(w.t.Context(), `SELECT sum(d.disrupted_s), r.started_at
+FROM runs r JOIN jobs j ON j.name = r.job JOIN run_disruptions d ON d.job = r.job AND d.build_id = r.build_id
+WHERE r.edge = ? AND d.backend = ? AND r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0
+	AND r.started_at >= ? AND j.type IS NOT 'presubmit'
+GROUP BY r.job, r.build_id HAVING sum(d.disrupted_s) IS NOT NULL ORDER BY r.started_at`, edge, backend, w.since)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s float64
+		var at string
+		if err := rows.Scan(&s, &at); err != nil {
+			w.t.Fatal(err)
+		}
+		secs = append(secs, s)
+		if first == "" {
+			first = at
+		}
+		last = at
+	}
+	if err := rows.Err(); err != nil {
+		w.t.Fatal(err)
+	}
+	return secs, first, last
 }
 
 // rateCell is a rate with its interval as the table, Markdown and HTML
@@ -146,10 +181,101 @@ WHERE r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0
 			t.Errorf("example %s started %s, before %s", e.URL, e.Started, since)
 		}
 	}
-	text := runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--since", since)
+	text := strings.Join(strings.Fields(runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--since", since)), " ")
+	md := strings.Join(strings.Fields(runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--since", since, "--format", "markdown")), " ")
 	for _, s := range a.Impacted.Edges {
-		if !strings.Contains(strings.Join(strings.Fields(text), " "), s.Text) {
+		if !strings.Contains(text, s.Text) {
 			t.Errorf("the text assessment lacks %q", s.Text)
 		}
 	}
+
+	// The disruption each edge showing it came with, against the same edge
+	// one release earlier: counted for the window, every number (runs,
+	// median, P95, worst, the dates of each side) the one SQL finds.
+	if len(a.Impact.Disruption) == 0 {
+		t.Fatal("the assessment shows no disruption: the test would prove nothing")
+	}
+	for _, b := range a.Impact.Disruption {
+		compared := map[string]bool{}
+		for _, c := range b.Release {
+			compared[c.Edge] = true
+			for _, side := range []struct {
+				edge     string
+				got      report.Seconds
+				from, to string
+			}{{c.Edge, c.Sample, c.SampleFrom, c.SampleTo}, {c.Basis, c.BasisS, c.BasisFrom, c.BasisTo}} {
+				secs, first, last := w.disruption(side.edge, b.Backend)
+				want := analyze.Distribute(secs)
+				if side.got.Runs != want.Runs || side.from != first || side.to != last || !sameSeconds(side.got.Median, want.Median) ||
+					!sameSeconds(side.got.P95, want.P95) || !sameSeconds(side.got.Max, want.Max) {
+					t.Errorf("disruption of %s on %s (%s against %s): %d runs %s..%s, median %v, P95 %v, worst %v; SQL finds %d runs %s..%s, %+v",
+						b.Backend, side.edge, c.Edge, c.Basis, side.got.Runs, side.from, side.to, deref(side.got.Median), deref(side.got.P95),
+						deref(side.got.Max), want.Runs, first, last, want)
+				}
+			}
+			if want := fmt.Sprintf("%s (%d runs, %s..%s)", c.Edge, c.Sample.Runs, c.SampleFrom[:10], c.SampleTo[:10]); !strings.Contains(text, want) || !strings.Contains(md, want) {
+				t.Errorf("the text or Markdown assessment lacks the window of %s's disruption %q", b.Backend, want)
+			}
+		}
+		// Every edge showing it that has a release earlier is compared.
+		for _, s := range a.Impacted.Edges {
+			if secs, _, _ := w.disruption(s.Key, b.Backend); len(secs) > 0 && !compared[s.Key] {
+				t.Errorf("disruption of %s: %s shows the symptom and has %d runs with disruption, but is not compared with its basis", b.Backend, s.Key, len(secs))
+			}
+		}
+	}
+
+	// The HTML page's disruption charts: every side's runs and worst run
+	// are those of the window.
+	page := filepath.Join(t.TempDir(), "report.html")
+	runReportCmd(t, "--db", dbPath, "--since", since, "--format", "html", "--out", page)
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts := regexp.MustCompile(`<title id="disruption-[^"]*-title">([^<]*) \(runs of ([0-9.-]+)\): seconds each backend was unreachable, per run, beside ([^<]*) \(basis, runs of ([0-9.-]+)\)</title>`).FindAllStringSubmatch(string(html), -1)
+	if len(charts) == 0 {
+		t.Fatal("the HTML page draws no disruption chart for the window")
+	}
+	sides := regexp.MustCompile(`([a-z0-9-]+), ([^,:]+): median [^,]*, P95 [^,]*, worst ([0-9.]+) s over (\d+) runs?\.`)
+	for _, c := range charts {
+		for _, side := range [][2]string{{c[1], c[2]}, {c[3], c[4]}} {
+			edge := strings.ReplaceAll(side[0], "&gt;", ">")
+			seen := 0
+			for _, m := range sides.FindAllStringSubmatch(string(html), -1) {
+				if strings.ReplaceAll(m[2], "&gt;", ">") != edge {
+					continue
+				}
+				seen++
+				secs, first, last := w.disruption(edge, m[1])
+				want := analyze.Distribute(secs)
+				if m[4] != fmt.Sprint(want.Runs) || m[3] != strings.TrimSuffix(secsText(want.Max), " s") || side[1] != first[:10]+".."+last[:10] {
+					t.Errorf("HTML disruption of %s on %s: %s runs, worst %s s, runs of %s; SQL finds %d runs, worst %v, %s..%s", m[1], edge, m[4], m[3], side[1], want.Runs, want.Max, first, last)
+				}
+			}
+			if seen == 0 {
+				t.Errorf("the HTML chart of %s says no backend's numbers", edge)
+			}
+		}
+	}
+}
+
+// sameSeconds says whether a JSON statistic (six significant digits) is v.
+func sameSeconds(got *float64, v float64) bool {
+	if got == nil {
+		return math.IsNaN(v)
+	}
+	return math.Abs(*got-v) <= 1e-5*math.Max(1, math.Abs(v))
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}
+
+// secsText is seconds as the report writes them: at most one decimal.
+func secsText(s float64) string {
+	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", s), "0"), ".") + " s"
 }
