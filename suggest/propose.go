@@ -449,13 +449,14 @@ func (c *Collector) edgeCounts(h hits, all Counts) []EdgeCounts {
 
 // edgeScore is the ranking score of h: the smaller of the overall p-value
 // and the best edge's, the latter multiplied by the number of edges it was
-// chosen from (Bonferroni), so that a failure concentrated on one edge
-// ranks high without every edge being a chance to look lucky.
+// chosen from (Bonferroni: every edge of the runs), so that a failure
+// concentrated on one edge ranks high without every edge being a chance to
+// look lucky.
 func (c *Collector) edgeScore(h hits, cnt Counts) (float64, []EdgeCounts) {
 	edges := c.edgeCounts(h, cnt)
 	score := cnt.P
-	if len(edges) > 1 {
-		score = min(score, edges[0].P*float64(len(edges)))
+	if n := len(c.edgeTotals()); n > 1 && len(edges) > 0 {
+		score = min(score, edges[0].P*float64(n))
 	}
 	return score, edges
 }
@@ -590,7 +591,7 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 	for _, ex := range lead.example {
 		p.Examples = append(p.Examples, capText(ex, 1024))
 	}
-	if len(edges) > 1 && edges[0].PConcentrated < c.opts.Alpha {
+	if len(c.edgeTotals()) > 1 && len(edges) > 0 && edges[0].PConcentrated < c.opts.Alpha {
 		edges[0].Concentrated = true
 		p.Edge = edges[0].Edge
 	}
