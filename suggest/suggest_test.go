@@ -191,7 +191,9 @@ func TestRanksUnexplained(t *testing.T) {
 		run := Run{Job: "periodic-upgrade", BuildID: int64(i), Edge: "4.13->4.14 minor", Failed: r.Float64() < 0.4}
 		run.Explained = run.Failed && r.Float64() < 0.6
 		runs = append(runs, run)
-		add := func(k Kind, file, s string) { texts = append(texts, Text{Run: i, Kind: k, Test: "t", File: file, Text: s}) }
+		add := func(k Kind, file, s string) {
+			texts = append(texts, Text{Run: i, Kind: k, Test: "t", File: file, Text: s})
+		}
 		if (run.Explained && r.Float64() < 0.9) || (run.Failed && !run.Explained && r.Float64() < 0.1) || (!run.Failed && r.Float64() < 0.03) {
 			add(KindLog, "artifacts/e2e/openshift-e2e-test/build-log.txt", fmt.Sprintf("E1201 09:%02d:%02d.000000       1 watcher.go:%d] etcd watch channel for /kubernetes.io/pods closed unexpectedly after %ds", r.IntN(60), r.IntN(60), 100+r.IntN(50), r.IntN(300)))
 		}
