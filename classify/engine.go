@@ -367,7 +367,7 @@ func numberDFAs(m *compiledMatcher, n int) int {
 type program struct {
 	kind   fileKind
 	probes []*probe
-	ac     *automaton // nil when no probe has literals
+	ac     *automaton // nil when no probe has literals, or when skipProbes is set
 	skip   *skipper   // finds the lines worth the automaton, or nil: every line is
 	// skipProbes[i] are the probes whose first set holds the skipper's
 	// literal i, when it notes them (at most 64 literals): the lines it
@@ -462,7 +462,6 @@ func (e *Engine) compileProgram(kind fileKind, active []bool) *program {
 		}
 	}
 	if len(lits) > 0 {
-		p.ac = newAutomaton(lits)
 		// Every probe requires a literal of its first set: a line with
 		// none of those calls for no probe, and need not be scanned.
 		var first []string
@@ -481,6 +480,10 @@ func (e *Engine) compileProgram(kind fileKind, active []bool) *program {
 					}
 				}
 			}
+		} else {
+			// The automaton finds the literals of the lines the
+			// skipper finds, or of every line.
+			p.ac = newAutomaton(lits)
 		}
 	}
 	return p

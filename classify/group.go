@@ -93,13 +93,13 @@ func newGroupFinder(pattern string, group int) *groupFinder {
 	if err != nil {
 		return nil
 	}
-	if starts, ok := firstSet(rprog); !ok || starts.Empty() {
+	starts, ok := firstSet(rprog)
+	if !ok || starts.empty() {
 		return nil
-	} else {
-		for b := range g.class {
-			if g.class[b] && starts.Has(byte(b)) {
-				return nil
-			}
+	}
+	for b := range g.class {
+		if g.class[b] && starts.has(byte(b)) {
+			return nil
 		}
 	}
 	anchored := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: []*syntax.Regexp{{Op: syntax.OpBeginText}, rest}}
@@ -206,8 +206,8 @@ func hasAssertion(re *syntax.Regexp) bool {
 type byteSet [4]uint64
 
 func (s *byteSet) add(b byte)      { s[b/64] |= 1 << (b % 64) }
-func (s *byteSet) Has(b byte) bool { return s[b/64]&(1<<(b%64)) != 0 }
-func (s *byteSet) Empty() bool     { return s[0]|s[1]|s[2]|s[3] == 0 }
+func (s *byteSet) has(b byte) bool { return s[b/64]&(1<<(b%64)) != 0 }
+func (s *byteSet) empty() bool     { return s[0]|s[1]|s[2]|s[3] == 0 }
 func (s *byteSet) addRange(lo, hi rune) {
 	for r := lo; r <= hi && r < 0x80; r++ {
 		s.add(byte(r))

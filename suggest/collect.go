@@ -110,7 +110,13 @@ type Collector struct {
 	seen      int // templates ever created
 	stats     Stats
 	edges     map[string]*tally // the runs of each edge, counted once
+	// names are the normalised names of tests seen lately: a suite has
+	// thousands of tests, and each fails in many runs.
+	names map[string]string
 }
+
+// maxNames bounds the normalised test names kept.
+const maxNames = 20_000
 
 // Stats counts what a Collector was given and kept.
 type Stats struct {
@@ -121,7 +127,7 @@ type Stats struct {
 
 // New returns a Collector for texts of these runs.
 func New(runs []Run, opts Options) *Collector {
-	return &Collector{opts: opts.withDefaults(), runs: runs, templates: make(map[uint64]*template)}
+	return &Collector{opts: opts.withDefaults(), runs: runs, templates: make(map[uint64]*template), names: make(map[string]string)}
 }
 
 // Stats returns the counts so far.
@@ -155,7 +161,15 @@ func (c *Collector) Add(t Text) {
 		// too different to cluster share its name (a test that failed
 		// without a message has only its name to go by).
 		c.norm.reset()
-		c.norm.text(t.Test)
+		if n, ok := c.names[t.Test]; ok {
+			c.norm.out = append(c.norm.out, n...)
+		} else {
+			c.norm.text(t.Test)
+			if len(c.names) >= maxNames {
+				clear(c.names)
+			}
+			c.names[t.Test] = string(c.norm.out)
+		}
 		tp := c.put(t, true, t.Test)
 		// With a message or two it failed with, to tell whether a rule
 		// names its failure.

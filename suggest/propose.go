@@ -139,16 +139,25 @@ func (c *Collector) Propose(top int) (Result, error) {
 	var msgRuns [][]uint32
 	byTest := make(map[string][]int)
 	for _, cl := range clusters {
-		h := c.hitsOf(cl.members)
+		runs := unionRuns(cl.members)
 		lead := cl.members[0]
-		if lead.kind == KindJUnit && !lead.byName && len(h.runs) >= c.opts.MinRuns {
+		if lead.kind == KindJUnit && !lead.byName && len(runs) >= c.opts.MinRuns {
 			for _, m := range cl.members {
 				if l := byTest[m.test]; len(l) == 0 || l[len(l)-1] != len(msgRuns) {
 					byTest[m.test] = append(l, len(msgRuns))
 				}
 			}
-			msgRuns = append(msgRuns, h.runs)
+			msgRuns = append(msgRuns, runs)
 		}
+		// Not a proposal whether the rules name its messages or not (an
+		// open failure counts every failed run, a closed one only those
+		// no symptom explains): not worth asking them.
+		closed := c.count(hits{runs: runs}, tot)
+		open := c.count(hits{runs: runs, open: runs}, tot)
+		if open.Unexplained < c.opts.MinRuns || min(closed.P, open.P) >= c.opts.Alpha {
+			continue
+		}
+		h := c.hitsWith(cl.members, runs)
 		cnt := c.count(h, tot)
 		if cnt.Unexplained < c.opts.MinRuns || cnt.P >= c.opts.Alpha {
 			continue
@@ -292,14 +301,18 @@ type hits struct {
 
 // hitsOf is the runs of templates.
 func (c *Collector) hitsOf(tps []*template) hits {
-	var h hits
+	return c.hitsWith(tps, unionRuns(tps))
+}
+
+// hitsWith is the runs of templates, given all of them.
+func (c *Collector) hitsWith(tps []*template, runs []uint32) hits {
+	h := hits{runs: runs}
 	var open []*template
 	for _, tp := range tps {
 		if c.open(tp) {
 			open = append(open, tp)
 		}
 	}
-	h.runs = unionRuns(tps)
 	if len(open) == len(tps) {
 		h.open = h.runs
 	} else if len(open) > 0 {
