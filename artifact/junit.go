@@ -21,10 +21,8 @@ import (
 // (Options.MaxTests) only failures and flakes are kept: a `size` problem
 // on the file where the cap was passed says what was left out.
 func (r *reading) tests(ctx context.Context, p plan, scan *classify.Scan) []prow.TestResult {
-	m := prow.NewMerger(r.opts.MaxTests)
-	if r.opts.MaxTests == 0 {
-		m = prow.NewRunMerger()
-	}
+	limit := cmp.Or(r.opts.MaxTests, prow.MaxRunTests)
+	m := prow.NewMerger(limit)
 	overAt := "" // the file in which the cap was passed
 	for _, f := range p.junits {
 		var feed func(io.Reader) error
@@ -54,7 +52,6 @@ func (r *reading) tests(ctx context.Context, p plan, scan *classify.Scan) []prow
 		}
 	}
 	if cases, failures, forgotten := m.Dropped(); cases > 0 {
-		limit := cmp.Or(r.opts.MaxTests, prow.MaxRunTests)
 		what := fmt.Sprintf("every failure and flake kept up to %d tests", 2*limit)
 		if failures > 0 {
 			what = fmt.Sprintf("%d of them failed, past %d tests", failures, 2*limit)

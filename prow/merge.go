@@ -30,14 +30,15 @@ type TestResult struct {
 	Message string
 }
 
-// MaxRunTests is how many tests of one run a Merger made by NewRunMerger
-// keeps whatever their outcome. A real openshift-tests junit_e2e file
-// holds 3,000 to 8,000 cases and a run has a few JUnit files, so a run
-// past 100,000 tests is a runaway or hostile writer, not a bigger test
-// suite; a test's row costs a few hundred bytes in memory and in the
-// database, so the cap holds a run to tens of MiB. Past it, failures and
-// flakes are still kept (up to MaxRunTests more of them): a run's rate of
-// failing tests is what the analysis reads, and passes it can do without.
+// MaxRunTests is how many tests of one run are kept whatever their
+// outcome: artifact.Read's default cap, given to NewMerger. A real
+// openshift-tests junit_e2e file holds 3,000 to 8,000 cases and a run has
+// a few JUnit files, so a run past 100,000 tests is a runaway or hostile
+// writer, not a bigger test suite; a test's row costs a few hundred bytes
+// in memory and in the database, so the cap holds a run to tens of MiB.
+// Past it, failures and flakes are still kept (up to MaxRunTests more of
+// them): a run's failing tests are what the analysis reads, and passes it
+// can do without.
 const MaxRunTests = 100_000
 
 // droppedNamesPerTest bounds, as a multiple of the cap, how many names of
@@ -99,9 +100,6 @@ func NewMerger(limit int) *Merger {
 	return &Merger{limit: max(limit, 0), tallies: make(map[testKey]*testTally), nameless: make(map[string]int),
 		seed: maphash.MakeSeed(), passedOut: make(map[uint64]struct{})}
 }
-
-// NewRunMerger returns a Merger with the cap of MaxRunTests.
-func NewRunMerger() *Merger { return NewMerger(MaxRunTests) }
 
 // Add folds one testcase in.
 func (m *Merger) Add(c TestCase) {
