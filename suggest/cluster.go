@@ -195,7 +195,9 @@ func encode(toks []string, intern map[string]rune) string {
 }
 
 // signature is the MinHash signature of a token string's shingles: token
-// trigrams, or bigrams and single tokens for texts too short for those.
+// bigrams (two lines that differ in three scattered tokens still share
+// most of them, which trigrams would not), or single tokens for texts too
+// short for those.
 func signature(enc string) [sigLen]uint64 {
 	var sig [sigLen]uint64
 	for i := range sig {
