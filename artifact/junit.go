@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,15 +16,21 @@ import (
 
 // tests parses the run's JUnit files and merges the cases: a test failed
 // and passed in one run is a flake. A JUnit file a rule reads is scanned as
-// it is parsed, from the same bytes.
+// it is parsed, from the same bytes. The cases are folded in as they are
+// parsed, never held together, and past the cap on a run's tests
+// (Options.MaxTests) only failures and flakes are kept: a `size` problem
+// on the file where the cap was passed says what was left out.
 func (r *reading) tests(ctx context.Context, p plan, scan *classify.Scan) []prow.TestResult {
-	var cases []prow.TestCase
+	limit := cmp.Or(r.opts.MaxTests, prow.MaxRunTests)
+	m := prow.NewMerger(limit)
+	overAt := "" // the file in which the cap was passed
 	for _, f := range p.junits {
 		var feed func(io.Reader) error
 		if scan != nil && p.reads[f.Name()] {
 			feed = func(in io.Reader) error { return scan.FileAt(ctx, f.Name(), p.order[f.Name()], in) }
 		}
-		got, tee, err := r.junit(ctx, f, feed)
+		// A truncated file still gives the cases read before the problem.
+		tee, err := r.junit(ctx, f, feed, m.Add)
 		if err != nil {
 			kind := "parse"
 			switch {
@@ -40,10 +47,22 @@ func (r *reading) tests(ctx context.Context, p plan, scan *classify.Scan) []prow
 		case tee.err != nil && !isReadErr(err):
 			r.fail(f.Name(), "parse", fmt.Errorf("classify %s%s: %w", r.run.Dir, f.Name(), tee.err))
 		}
-		// A truncated file still gives the cases read before the problem.
-		cases = append(cases, got...)
+		if n, _, _ := m.Dropped(); n > 0 && overAt == "" {
+			overAt = f.Name()
+		}
 	}
-	return prow.MergeTests(cases)
+	if cases, failures, forgotten := m.Dropped(); cases > 0 {
+		what := fmt.Sprintf("every failure and flake kept up to %d tests", 2*limit)
+		if failures > 0 {
+			what = fmt.Sprintf("%d of them failed, past %d tests", failures, 2*limit)
+		}
+		if forgotten {
+			what += "; too many passing tests left out to tell every later failure of one from a flake"
+		}
+		r.fail(overAt, "size", fmt.Errorf("read %s%s: %w: %d cases of tests past the first %d of the run left out (%s)",
+			r.run.Dir, overAt, ErrTooManyTests, cases, limit, what))
+	}
+	return m.Results()
 }
 
 // teeResult is how the scan of a JUnit file went, beside its parsing.
@@ -63,14 +82,16 @@ func isReadErr(err error) bool {
 	return errors.As(err, &re)
 }
 
-// junit parses one JUnit file. With feed, the bytes parsed also go to feed
-// as they arrive, all of them even when the parser stops early, up to
-// MaxObjectBytes: the parser and the scan read one download together.
-func (r *reading) junit(ctx context.Context, f File, feed func(io.Reader) error) (cases []prow.TestCase, tee teeResult, err error) {
+// junit parses one JUnit file and gives each of its cases to add. With
+// feed, the bytes parsed also go to feed as they arrive, all of them even
+// when the parser stops early, up to MaxObjectBytes: the parser and the
+// scan read one download together. The cases before a problem have been
+// given to add.
+func (r *reading) junit(ctx context.Context, f File, feed func(io.Reader) error, add func(prow.TestCase)) (tee teeResult, err error) {
 	name := r.run.Dir + f.Name()
 	rc, err := f.Open(ctx)
 	if err != nil {
-		return nil, tee, readErr{err}
+		return tee, readErr{err}
 	}
 	defer rc.Close()
 	lr := &capReader{r: rc, left: maxJUnit}
@@ -96,19 +117,18 @@ func (r *reading) junit(ctx context.Context, f File, feed func(io.Reader) error)
 	// was not read: the run is partial and read again.
 	br := bufio.NewReaderSize(in, 4096)
 	if head, _ := br.Peek(512); prow.CheckBody(prow.BodyXML, head) != nil {
-		return nil, tee, readErr{fmt.Errorf("read %s: %w", name, prow.CheckBody(prow.BodyXML, head))}
+		return tee, readErr{fmt.Errorf("read %s: %w", name, prow.CheckBody(prow.BodyXML, head))}
 	}
-	cases, err = prow.ParseJUnit(br)
+	err = prow.ScanJUnit(br, add)
 	switch {
 	case lr.over:
-		return nil, tee, fmt.Errorf("read %s: %w (%d bytes)", name, ErrTooLarge, maxJUnit)
+		return tee, fmt.Errorf("read %s: %w (%d bytes)", name, ErrTooLarge, maxJUnit)
 	case lr.err != nil:
-		return nil, tee, readErr{fmt.Errorf("read %s: %w", name, lr.err)}
+		return tee, readErr{fmt.Errorf("read %s: %w", name, lr.err)}
 	case err != nil:
-		// The cases before the problem are real: keep them.
-		return cases, tee, fmt.Errorf("parse %s: %w", name, err)
+		return tee, fmt.Errorf("parse %s: %w", name, err)
 	}
-	return cases, tee, nil
+	return tee, nil
 }
 
 // teeSink passes bytes on to a scan, up to a cap; it never fails the

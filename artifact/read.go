@@ -48,6 +48,10 @@ type Options struct {
 	// Now is the reader's clock, which bounds the times the run's files
 	// may give (see prow.ArtifactTime); zero means time.Now.
 	Now time.Time
+	// MaxTests caps the tests kept of the run whatever their outcome
+	// (past it only failures and flakes are kept, and a size problem
+	// is recorded); zero means prow.MaxRunTests.
+	MaxTests int
 	// Topology is the cluster topology of the run's job (from its name),
 	// for the rules limited to some topologies; empty when unknown.
 	Topology string

@@ -47,6 +47,10 @@ type Ahead interface {
 // ErrTooLarge is returned when an object is larger than a cap.
 var ErrTooLarge = errors.New("object exceeds the size cap")
 
+// ErrTooManyTests is recorded (as a size problem) on a run with more tests
+// than its cap: what was left out is said with it.
+var ErrTooManyTests = errors.New("more tests than a run keeps")
+
 // ErrNotKept is returned by Read when Options.Keep refused the run.
 var ErrNotKept = errors.New("run not kept")
 

@@ -14,6 +14,8 @@
 // cannot hang a crawl. Most lines never reach a regular expression: each
 // expression's required literals (strings one of which every match must
 // contain, found with regexp/syntax) are searched for in whole chunks at
-// once by an Aho-Corasick automaton, and only the lines holding one are
-// given to the expressions that asked for it.
+// once, by a skipping search that notes which literals each line holds
+// (or, for literals too short to skip by, an Aho-Corasick automaton), and
+// only the lines holding one are given to the expressions that asked for
+// it.
 package classify

@@ -288,8 +288,9 @@ type probe struct {
 	kind    probeKind
 	matcher *compiledMatcher
 	re      *regexp.Regexp
-	fast    *fastRegexp // re, asked through its automaton
-	cidr    *lazyDFA    // re with its ip group made an address of the cidr, or nil
+	fast    *fastRegexp  // re, asked through its automaton
+	cidr    *lazyDFA     // re with its ip group made an address of the cidr, or nil
+	group   *groupFinder // finds what re's first match captures in its ip group, or nil
 	ipGroup int
 	lits    [][]string
 }
@@ -303,6 +304,7 @@ func probesOf(m *compiledMatcher) []*probe {
 			pr := &probe{kind: probeAny, matcher: m, re: a.re, ipGroup: a.ipGroup, lits: requiredLiterals(a.re.String())}
 			if a.ipGroup >= 0 && len(m.lines.cidr) > 0 {
 				pr.cidr = cidrDFA(a.re.String(), a.ipGroup, m.lines.cidr)
+				pr.group = newGroupFinder(a.re.String(), a.ipGroup)
 			}
 			out = append(out, pr)
 		}
@@ -350,6 +352,9 @@ func numberDFAs(m *compiledMatcher, n int) int {
 			number(pr.fast.dfa)
 		}
 		number(pr.cidr)
+		if pr.group != nil {
+			number(pr.group.rest)
+		}
 	}
 	for _, f := range append(slices.Clone(m.all), m.not...) {
 		number(f.dfa)
@@ -362,7 +367,7 @@ func numberDFAs(m *compiledMatcher, n int) int {
 type program struct {
 	kind   fileKind
 	probes []*probe
-	ac     *automaton // nil when no probe has literals
+	ac     *automaton // nil when no probe has literals, or when skipProbes is set
 	skip   *skipper   // finds the lines worth the automaton, or nil: every line is
 	// skipProbes[i] are the probes whose first set holds the skipper's
 	// literal i, when it notes them (at most 64 literals): the lines it
@@ -457,7 +462,6 @@ func (e *Engine) compileProgram(kind fileKind, active []bool) *program {
 		}
 	}
 	if len(lits) > 0 {
-		p.ac = newAutomaton(lits)
 		// Every probe requires a literal of its first set: a line with
 		// none of those calls for no probe, and need not be scanned.
 		var first []string
@@ -476,6 +480,10 @@ func (e *Engine) compileProgram(kind fileKind, active []bool) *program {
 					}
 				}
 			}
+		} else {
+			// The automaton finds the literals of the lines the
+			// skipper finds, or of every line.
+			p.ac = newAutomaton(lits)
 		}
 	}
 	return p

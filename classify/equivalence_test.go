@@ -375,3 +375,51 @@ func TestEquivalenceUpgrade(t *testing.T) {
 		}
 	}
 }
+
+// TestEquivalenceManyLiterals is TestEquivalence's check with more first
+// literals than the skipper notes by line (64): its lines then go through
+// the automaton.
+func TestEquivalenceManyLiterals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	rules := benchRules()
+	var markers []string
+	for i := range 70 {
+		m := fmt.Sprintf("marker-%02d-symptom", i)
+		markers = append(markers, m)
+		rules = append(rules, Rule{ID: fmt.Sprintf("many-%d", i), Title: "many", Files: []string{"build-log.txt"},
+			Match: []Matcher{{Lines: &LinesMatcher{Any: []string{m + ` [0-9]+`}}}}})
+	}
+	e, err := NewEngine(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	active := make([]bool, len(e.compiled))
+	for i := range active {
+		active[i] = true
+	}
+	if p := e.programFor(fileText, active); p.skip == nil || p.skipProbes != nil {
+		t.Fatal("want a skipper that does not note literals by line")
+	}
+	var b bytes.Buffer
+	for _, line := range bytes.Split(randomLog(rng, 400, false), []byte("\n")) {
+		b.Write(line)
+		if rng.IntN(3) == 0 {
+			fmt.Fprintf(&b, " %s %d", markers[rng.IntN(len(markers))], rng.IntN(10))
+		}
+		b.WriteByte('\n')
+	}
+	log := b.Bytes()
+	got, want := engineResults(t, e, runStart, log), naiveText(e, runStart, log)
+	found := 0
+	for _, m := range e.matchers {
+		if got[m.id] != want[m.id] {
+			t.Fatalf("rule %s: engine %+v, naive %+v", e.compiled[m.rule].rule.ID, got[m.id], want[m.id])
+		}
+		if got[m.id].count > 0 {
+			found++
+		}
+	}
+	if found < 40 {
+		t.Errorf("%d matchers found something, want most", found)
+	}
+}

@@ -328,7 +328,7 @@ type candLine struct {
 
 // text matches a text file.
 func (s *Scan) text(ctx context.Context, f *fileState, r io.Reader) error {
-	r = prow.NewANSIStripper(r)
+	r = &lazyStripper{src: r}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := *bp
@@ -381,6 +381,44 @@ func (s *Scan) text(ctx context.Context, f *fileState, r io.Reader) error {
 		carry = copy(buf, rest)
 	}
 }
+
+// lazyStripper is prow.NewANSIStripper(src) that reads src straight into
+// the caller's buffer until the first ESC byte, and only from there on
+// through the stripper: most logs hold no escape sequence, and the stripper
+// copies every byte twice. Before an ESC the stripper gives its input
+// back as it is and its state is that of the start, so starting it at the
+// first ESC gives the same bytes.
+type lazyStripper struct {
+	src   io.Reader
+	strip io.Reader // the stripper, from the first ESC on; nil before it
+}
+
+func (l *lazyStripper) Read(p []byte) (int, error) {
+	if l.strip != nil {
+		return l.strip.Read(p)
+	}
+	n, err := l.src.Read(p)
+	i := bytes.IndexByte(p[:n], 0x1b)
+	if i < 0 {
+		return n, err
+	}
+	rest := io.Reader(bytes.NewReader(bytes.Clone(p[i:n])))
+	if err == nil {
+		rest = io.MultiReader(rest, l.src)
+	} else if err != io.EOF {
+		rest = io.MultiReader(rest, errReader{err})
+	}
+	l.strip = prow.NewANSIStripper(rest)
+	if i > 0 {
+		return i, nil
+	}
+	return l.strip.Read(p)
+}
+
+// errReader fails with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // cache returns the cache of d that the scan holds, taking one from d's
 // pool when it holds none.
@@ -679,6 +717,11 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 func (s *Scan) matchAny(pr *probe, line []byte, cidr []netip.Prefix) bool {
 	if len(cidr) == 0 || pr.ipGroup < 0 {
 		return matches(s, pr.fast, line)
+	}
+	if pr.group != nil {
+		if found, ok := pr.group.first(s, line, cidr); ok {
+			return found
+		}
 	}
 	if pr.cidr != nil {
 		if m, ok := dfaMatchText(s.cache(pr.cidr), line); ok && !m {

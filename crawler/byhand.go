@@ -312,6 +312,6 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, target string) (Fi
 	if f.Result == "pending" {
 		f.Result = ""
 	}
-	f.Matches, f.Problems = res.Symptoms, res.Errors
+	f.Matches, f.Problems = res.Symptoms, append(res.Errors, unreadable(objs)...)
 	return f, ctx.Err()
 }

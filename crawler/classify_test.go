@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -247,14 +248,16 @@ func TestClassifySingleFiles(t *testing.T) {
 	var junit string
 	filepath.WalkDir(filepath.Join(sampleDir, junitRun[0]), func(p string, de os.DirEntry, err error) error {
 		if err == nil && !de.IsDir() && strings.Contains(de.Name(), "junit") && strings.HasSuffix(de.Name(), ".xml") {
-			if b, _ := os.ReadFile(p); strings.Contains(string(b), "<failure") && junit == "" {
+			// The file with the failed availability test, not merely the
+			// first with a failure.
+			if b, _ := os.ReadFile(p); apiAvailableFailed.Match(b) && junit == "" {
 				junit = p
 			}
 		}
 		return nil
 	})
 	if junit == "" {
-		t.Fatalf("no JUnit file with a failure in %s", junitRun[0])
+		t.Fatalf("no JUnit file with a failed API availability test in %s", junitRun[0])
 	}
 	cases = append(cases, fileCase{"junit", junit, "api-unavailable-during-upgrade", ""})
 	// clusterversion.json of an upgrade that never completed.
@@ -303,3 +306,6 @@ func TestClassifySingleFiles(t *testing.T) {
 		})
 	}
 }
+
+// apiAvailableFailed finds a failed API availability test in a JUnit file.
+var apiAvailableFailed = regexp.MustCompile(`(?s)<testcase [^>]*name="[^"]*APIs remain available[^"]*"[^>]*>\s*<failure`)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,18 +24,38 @@ func openDB(t *testing.T) *db.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
+	// One reader per database for query: every connection SQLite opens
+	// parses the whole schema, views included, which the race detector
+	// makes cost milliseconds.
+	raw, err := sql.Open("sqlite", "file:"+d.Path()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readers.Store(d.Path(), raw)
+	t.Cleanup(func() {
+		readers.Delete(d.Path())
+		raw.Close()
+	})
 	return d
 }
+
+// readers holds the read-only connection of each database openDB opened.
+var readers sync.Map
 
 // query runs SQL against the crawl's database file and returns each row as
 // one string of "|"-joined columns, as sqlite3 prints them.
 func query(t *testing.T, d *db.DB, q string, args ...any) []string {
 	t.Helper()
-	raw, err := sql.Open("sqlite", "file:"+d.Path()+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
+	var raw *sql.DB
+	if r, ok := readers.Load(d.Path()); ok {
+		raw = r.(*sql.DB)
+	} else {
+		var err error
+		if raw, err = sql.Open("sqlite", "file:"+d.Path()+"?mode=ro"); err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
 	}
-	defer raw.Close()
 	rows, err := raw.QueryContext(t.Context(), q, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)

@@ -42,6 +42,10 @@ type task struct {
 	listed    bool   // part of this crawl's listing (moves the cursor)
 	inside    bool   // its id dates it well inside --since/--until
 	attempts  int    // crawls in a row that could not read it whole
+	// spellings are the listed names of every directory (or presubmit
+	// link) that spells this build's number, when there is more than one
+	// ("09999/" and "9999/"); the first is the one read.
+	spellings []string
 	// since bounds its start: --since, or --lookback on a job's first
 	// incremental crawl (zero when its cursor bounds the listing instead).
 	since time.Time
@@ -211,33 +215,32 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	for id := range states {
 		oldest = min(oldest, id)
 	}
-	seen := make(map[int64]bool)
+	spelled := buildSpellings(ents, j)
 	for _, e := range ents {
-		base := strings.TrimSuffix(strings.TrimPrefix(e.Name, j.prefix), "/")
+		id, ok := buildOf(e, j)
+		if !ok || spelled[id][0] != e.Name {
+			continue // not a build, or a second spelling of one
+		}
 		var t task
 		if j.presubmit {
-			// pr-logs/directory/<job>/<id>.txt names the run directory.
-			idText, ok := strings.CutSuffix(base, ".txt")
-			if e.Prefix || !ok {
-				continue
-			}
-			base = idText
 			t.link = e
-		} else if !e.Prefix {
-			continue // latest-build.txt and other files
 		}
-		id, ok := prow.ParseBuildID(base)
-		if !ok || seen[id] {
-			continue
+		if names := spelled[id]; len(names) > 1 {
+			t.spellings = names
 		}
-		seen[id] = true
 		st, known := states[id]
+		if len(t.spellings) > 1 && known && !c.cfg.Refetch && st.FetchStatus == "complete" && st.Result != "pending" {
+			// Stored whole before the second spelling appeared: it is not
+			// read again, so say so here, every crawl.
+			c.log.Warn("build directories spell one build twice; the first is stored, the others are not read",
+				"job", j.name, "build", id, "directories", strings.Join(t.spellings, " "))
+		}
 		if incremental && hasCursor && id <= cur.BuildID {
 			// Behind the cursor: stored ones are revisited below when
 			// they need it; one not stored appeared late, and is read
 			// without moving the cursor.
 			if !known && id > oldest && lateCandidate(id, cur.BuildID) {
-				late = append(late, task{job: j.name, presubmit: j.presubmit, id: id, link: t.link, path: t.path})
+				late = append(late, task{job: j.name, presubmit: j.presubmit, id: id, link: t.link, path: t.path, spellings: t.spellings})
 				if !j.presubmit {
 					late[len(late)-1].path = strings.TrimSuffix(e.Name, "/")
 				}
@@ -302,6 +305,62 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	}
 	slices.SortFunc(plan.tasks, func(a, b task) int { return cmpInt(a.id, b.id) })
 	return plan, nil
+}
+
+// buildOf is the build a listed entry of job j names: a directory
+// logs/<job>/<id>/, or a presubmit's link pr-logs/directory/<job>/<id>.txt.
+func buildOf(e Entry, j jobRef) (int64, bool) {
+	base := strings.TrimSuffix(strings.TrimPrefix(e.Name, j.prefix), "/")
+	if j.presubmit {
+		idText, ok := strings.CutSuffix(base, ".txt")
+		if e.Prefix || !ok {
+			return 0, false
+		}
+		base = idText
+	} else if !e.Prefix {
+		return 0, false // latest-build.txt and other files
+	}
+	return prow.ParseBuildID(base)
+}
+
+// buildSpellings maps each build of a job's listing to the names that spell
+// its number, the one to read first. Prow writes a build id as a plain
+// number, so a directory 09999/ beside 9999/ is a copy or a rename by hand
+// (or a tool that pads names) and not a second run: both name build 9999,
+// and a run has one row. The plain spelling is read, as the one Prow
+// wrote; without it, the first listed. Every spelling is recorded on the
+// run (see fetch), so that neither directory is passed over in silence.
+func buildSpellings(ents []Entry, j jobRef) map[int64][]string {
+	out := make(map[int64][]string)
+	for _, e := range ents {
+		id, ok := buildOf(e, j)
+		if !ok {
+			continue
+		}
+		names := append(out[id], e.Name)
+		plain := strconv.FormatInt(id, 10)
+		if name := strings.TrimSuffix(strings.TrimPrefix(e.Name, j.prefix), "/"); name == plain || name == plain+".txt" {
+			// The plain spelling goes first.
+			names[0], names[len(names)-1] = names[len(names)-1], names[0]
+		}
+		out[id] = names
+	}
+	return out
+}
+
+// spelledTwice is the problem recorded on a run whose build number more
+// than one listed directory spells: one per spelling not read, naming both.
+func spelledTwice(t task) []db.RunError {
+	if len(t.spellings) < 2 {
+		return nil
+	}
+	var out []db.RunError
+	for _, other := range t.spellings[1:] {
+		out = append(out, db.RunError{Object: other, Kind: "parse", Message: fmt.Sprintf(
+			"build %d is spelled twice: %s was read and %s was not (a run has one row; Prow writes build ids without leading zeros)",
+			t.id, t.spellings[0], other)})
+	}
+	return out
 }
 
 // lateMargin is how far before its cursor an incremental crawl lists a

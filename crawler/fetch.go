@@ -35,6 +35,7 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 	defer cancel()
 	var count counter
 	var read artifact.Result
+	var unread []db.RunError // listed, never to be read (see Entry.Problem)
 	dir := t.path
 	err := func() error {
 		if dir == "" {
@@ -50,6 +51,7 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 		if err != nil {
 			return err
 		}
+		unread = unreadable(objs)
 		run, w := c.teeRun(dir, c.runOf(dir+"/", objs, &count))
 		read, err = artifact.Read(ctx, run, opts)
 		c.keepRun(w, read, err)
@@ -60,6 +62,9 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 		return res
 	}
 	rec := read.Record
+	rec.Errors = append(rec.Errors, spelledTwice(t)...)
+	rec.Errors = append(rec.Errors, unread...)
+	read.Partial = read.Partial || len(unread) > 0
 	rec.Job = jobRow(t.job, t.presubmit)
 	if read.Job.Type != "" {
 		rec.Job.Type = read.Job.Type

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/openshift-eng/prowcrawl/artifact"
+	"github.com/openshift-eng/prowcrawl/db"
 )
 
 // Reading ahead: once a run is listed, the objects its reading needs are
@@ -73,7 +74,7 @@ var _ artifact.Ahead = (*runFiles)(nil)
 func (c *Crawler) runOf(dir string, objs []Entry, count *counter) artifact.Run {
 	rf := &runFiles{rd: c.rd, budget: c.ahead, count: count, files: make([]runFile, 0, len(objs))}
 	for _, o := range objs {
-		if !o.Prefix {
+		if !o.Prefix && o.Problem == "" {
 			rf.files = append(rf.files, runFile{obj: o, name: strings.TrimPrefix(o.Name, dir), run: rf})
 		}
 	}
@@ -82,6 +83,18 @@ func (c *Crawler) runOf(dir string, objs []Entry, count *counter) artifact.Run {
 		files[i] = &rf.files[i]
 	}
 	return artifact.Run{Dir: dir, Files: files, Ahead: rf}
+}
+
+// unreadable are the problems of the listed objects that cannot be read
+// (see Entry.Problem), which runOf leaves out: each makes the run partial.
+func unreadable(objs []Entry) []db.RunError {
+	var out []db.RunError
+	for _, o := range objs {
+		if o.Problem != "" {
+			out = append(out, db.RunError{Object: o.Name, Kind: "read", Message: o.Problem})
+		}
+	}
+	return out
 }
 
 func (f *runFile) Name() string { return f.name }

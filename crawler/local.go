@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -82,6 +83,15 @@ func (d *Dir) Close() error { return d.root.Close() }
 
 // List lists the directory like a GCS listing: names in lexicographic order,
 // subdirectories as prefixes when q.Delimiter is "/".
+//
+// A symbolic link whose target stays inside the directory is listed as
+// what it points to, as gsutil rsync would have copied it: a file with the
+// target's size, a directory whose files are listed under the link's name.
+// One whose target is outside the directory (or missing, or a directory
+// that holds the link: a loop) is never followed: it is listed with
+// Entry.Problem saying so, and the run it belongs to records it. Listing
+// through such a link (a job or build directory that is one) fails with
+// the same sentence.
 func (d *Dir) List(ctx context.Context, q Query) ([]Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -99,7 +109,6 @@ func (d *Dir) List(ctx context.Context, q Query) ([]Entry, error) {
 	} else {
 		base = ""
 	}
-	fsys := d.root.FS()
 	dir := base
 	if dir == "" {
 		dir = "."
@@ -110,54 +119,117 @@ func (d *Dir) List(ctx context.Context, q Query) ([]Entry, error) {
 			out = append(out, e)
 		}
 	}
-	if q.Delimiter == "/" {
-		ents, err := fs.ReadDir(fsys, dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+	top, err := d.root.Stat(dir)
+	if err != nil {
+		if link, lerr, ok := d.brokenLink(dir); ok {
+			return nil, fmt.Errorf("list %s: %s", q.Prefix, d.linkProblem(link, lerr))
 		}
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", q.Prefix, err)
-		}
-		for _, e := range ents {
-			name := path.Join(base, e.Name())
-			switch {
-			case e.IsDir():
-				add(Entry{Name: name + "/", Prefix: true})
-			case e.Type().IsRegular():
-				info, err := e.Info()
-				if err != nil {
-					return nil, fmt.Errorf("list %s: %w", name, err)
-				}
-				add(Entry{Name: name, Size: info.Size()})
-			}
-		}
-	} else {
-		err := fs.WalkDir(fsys, dir, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && p == dir {
-					return fs.SkipAll
-				}
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if !e.Type().IsRegular() {
-				return nil
-			}
-			info, err := e.Info()
-			if err != nil {
-				return err
-			}
-			add(Entry{Name: p, Size: info.Size()})
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", q.Prefix, err)
-		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err == nil && !top.IsDir():
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("list %s: %w", q.Prefix, err)
+	}
+	if err := d.walk(ctx, dir, []fs.FileInfo{top}, q.Delimiter == "", add); err != nil {
+		return nil, fmt.Errorf("list %s: %w", q.Prefix, err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// walk lists dir (a name below the directory, or ".") into add; deep
+// descends into subdirectories, else they are added as prefixes. above
+// are the directories walked into to reach dir, dir last, so that a link
+// back to one of them is seen as the loop it is.
+func (d *Dir) walk(ctx context.Context, dir string, above []fs.FileInfo, deep bool, add func(Entry)) error {
+	ents, err := fs.ReadDir(d.root.FS(), dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// Through a link inside the directory, the names are the link's:
+		// os.Root follows it.
+		p := path.Join(dir, e.Name())
+		n := p
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the directory was read
+		}
+		if err != nil {
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			target, err := d.root.Stat(p)
+			if err != nil {
+				// Outside the directory, or missing: named, never read.
+				// Listed as a prefix where a prefix is asked for, so that
+				// a job or build directory that is such a link is listed
+				// (and fails with the reason) rather than passed over.
+				if !deep {
+					n += "/"
+				}
+				add(Entry{Name: n, Size: -1, Prefix: !deep, Problem: d.linkProblem(p, err)})
+				continue
+			}
+			info = target
+		}
+		switch {
+		case info.IsDir() && !deep:
+			add(Entry{Name: n + "/", Prefix: true})
+		case info.IsDir():
+			if slices.ContainsFunc(above, func(a fs.FileInfo) bool { return os.SameFile(a, info) }) {
+				add(Entry{Name: n, Size: -1, Problem: fmt.Sprintf("%s is a symbolic link to a directory that holds it (a loop): not followed", p)})
+				continue
+			}
+			if err := d.walk(ctx, p, append(slices.Clip(above), info), deep, add); err != nil {
+				return err
+			}
+		case info.Mode().IsRegular():
+			add(Entry{Name: n, Size: info.Size()})
+		}
+	}
+	return nil
+}
+
+// brokenLink finds the first component of name that is a symbolic link
+// which cannot be followed inside the directory, and why.
+func (d *Dir) brokenLink(name string) (link string, err error, ok bool) {
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		st, lerr := d.root.Lstat(p)
+		if lerr != nil {
+			return "", nil, false
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, serr := d.root.Stat(p); serr != nil {
+			return p, serr, true
+		}
+	}
+	return "", nil, false
+}
+
+// linkProblem is the sentence recorded for a symbolic link that is not
+// followed; err is why resolving it inside the directory failed.
+func (d *Dir) linkProblem(name string, err error) string {
+	target, rerr := d.root.Readlink(name)
+	if rerr != nil {
+		target = "?"
+	}
+	why := "leads outside the mirror"
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		why = "does not exist"
+	case !strings.Contains(err.Error(), "escapes"):
+		why = "cannot be followed (" + err.Error() + ")"
+	}
+	return fmt.Sprintf("%s is a symbolic link to %s, which %s: not read", name, target, why)
 }
 
 // Open opens a file below the directory. Names that are absolute, contain

@@ -41,6 +41,10 @@ type Entry struct {
 	// Encoding is the object's Content-Encoding ("gzip" for logs Prow
 	// uploads compressed). Sources hand out the stored bytes all the same.
 	Encoding string
+	// Problem, when set, says why the entry cannot be read (a mirror's
+	// symbolic link to outside it): it is never opened, and the run it
+	// belongs to records the problem.
+	Problem string
 }
 
 // ErrNotExist is returned for objects that do not exist.

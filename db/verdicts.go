@@ -55,7 +55,11 @@ type TestFlakeRate struct {
 
 // ReplaceAnalysis replaces the whole analysis, symptom_verdicts and
 // test_flake_rates, in one transaction: readers see the old analysis or the
-// new one, never a mix.
+// new one, never a mix. Of rates, only those of tests that failed or
+// flaked at least once in their scope key are stored: one that always
+// passed has a rate of 0, which its absence says as well, and storing
+// every test of every scope key made the table several times the size of
+// the tests it summarised (3 rows a test of a run of a single job).
 func (d *DB) ReplaceAnalysis(ctx context.Context, verdicts []SymptomVerdict, rates []TestFlakeRate) (err error) {
 	now := formatTime(time.Now())
 	tx, err := d.db.BeginTx(ctx, nil)
@@ -117,6 +121,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	}
 	defer func() { err = errors.Join(err, stmt.Close()) }()
 	for _, r := range rates {
+		if r.Runs > 0 && r.Failures == 0 && r.Flakes == 0 && r.Scope != "" && (Filter{Scope: r.Scope}).check() == nil {
+			continue // never failed: not stored (a row that is wrong is refused below)
+		}
 		at := now
 		if !r.ComputedAt.IsZero() {
 			at = formatTime(r.ComputedAt)

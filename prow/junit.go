@@ -76,40 +76,53 @@ const (
 
 // ParseJUnit reads a JUnit XML document from r and returns its testcases in
 // document order. The root may be <testsuites> or <testsuite>, and suites
-// may nest. r is read as a stream: ANSI escape sequences (and what a writer
-// left of them after replacing their ESC by U+FFFD), control bytes and
-// invalid UTF-8 are cleaned on the way in (see NewANSIStripper), and the
-// document is decoded token by token, so memory grows with the results and
-// not with the file.
+// may nest. It is ScanJUnit collecting the cases: its memory grows with
+// the results; ScanJUnit's does not.
 //
 // On error, the testcases read before the error are returned with it: a
 // truncated upload still yields its first results.
 func ParseJUnit(r io.Reader) ([]TestCase, error) {
+	var cases []TestCase
+	err := ScanJUnit(r, func(c TestCase) { cases = append(cases, c) })
+	return cases, err
+}
+
+// ScanJUnit reads a JUnit XML document from r and gives each testcase to
+// each as soon as it ends, in document order. r is read as a stream: ANSI
+// escape sequences (and what a writer left of them after replacing their
+// ESC by U+FFFD), control bytes and invalid UTF-8 are cleaned on the way
+// in (see NewANSIStripper), and the document is decoded token by token, so
+// that its memory is that of one testcase, whatever the file holds.
+//
+// On error, the testcases before the error have been given to each: a
+// truncated upload still yields its first results. A document whose root
+// is not JUnit's gives none.
+func ScanJUnit(r io.Reader, each func(TestCase)) error {
 	dec := xml.NewDecoder(newResidueStripper(newXMLCharReader(r)))
 	dec.Entity = xml.HTMLEntity
 	// The stream is cleaned to UTF-8 before the decoder sees the encoding
 	// declaration, so whatever a file declares it is read as UTF-8.
 	dec.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
 
-	var p junitParser
+	p := junitParser{each: each}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
 			if !p.root {
-				return nil, fmt.Errorf("parse junit: no root element: %w", ErrNotJUnit)
+				return fmt.Errorf("parse junit: no root element: %w", ErrNotJUnit)
 			}
 			if p.nameless > 0 {
-				return p.cases, fmt.Errorf("parse junit: %d %w, each kept as a test of its own", p.nameless, ErrNamelessCases)
+				return fmt.Errorf("parse junit: %d %w, each kept as a test of its own", p.nameless, ErrNamelessCases)
 			}
-			return p.cases, nil
+			return nil
 		}
 		if err != nil {
-			return p.cases, fmt.Errorf("parse junit: %w", err)
+			return fmt.Errorf("parse junit: %w", err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if err := p.start(t); err != nil {
-				return p.cases, fmt.Errorf("parse junit: %w", err)
+				return fmt.Errorf("parse junit: %w", err)
 			}
 		case xml.CharData:
 			p.text(t)
@@ -119,11 +132,11 @@ func ParseJUnit(r io.Reader) ([]TestCase, error) {
 	}
 }
 
-// junitParser holds the state of ParseJUnit between tokens. The decoder
+// junitParser holds the state of ScanJUnit between tokens. The decoder
 // checks that elements balance, so end always has a start to match.
 type junitParser struct {
-	cases    []TestCase
-	nameless int // cases without a name
+	each     func(TestCase) // takes each testcase as it ends
+	nameless int            // cases without a name
 	stack    []junitElem
 	suites   []string // names of the open <testsuite> elements
 	root     bool     // the root element was seen
@@ -195,7 +208,7 @@ func (p *junitParser) end() {
 			p.cur.Status = StatusSkip
 		}
 		p.cur.Message = truncateUTF8(strings.Join(p.parts, "\n"), maxCaseMessage, "")
-		p.cases = append(p.cases, p.cur)
+		p.each(p.cur)
 		p.inCase = false
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/classify"
 )
 
 // benchShapes are the kinds of failure message a CI corpus repeats, each
@@ -78,12 +80,24 @@ func newBenchCorpus(seed uint64, kinds int) *benchCorpus {
 
 // text returns the next failure text: a Zipf-distributed failure kind,
 // or a one-off.
-func (c *benchCorpus) text(z *rand.Zipf) string {
+func (c *benchCorpus) text(z *rand.Zipf) (string, int) {
 	if c.r.IntN(20) == 0 {
-		return fmt.Sprintf("one-off failure %s %s %s", k8sName(c.r, 8), benchWords[c.r.IntN(len(benchWords))], strconv.Itoa(c.r.IntN(1e6)))
+		return fmt.Sprintf("one-off failure %s %s %s", k8sName(c.r, 8), benchWords[c.r.IntN(len(benchWords))], strconv.Itoa(c.r.IntN(1e6))), c.r.IntN(1e6)
 	}
-	return c.failures[int(z.Uint64())](c.r)
+	k := int(z.Uint64())
+	return c.failures[k](c.r), k
 }
+
+// benchTestNames are the tests the failures are of: a test fails in
+// several ways, and several tests fail the same way.
+var benchTestNames = func() []string {
+	var out []string
+	for i := range 1500 {
+		out = append(out, fmt.Sprintf("[sig-%s] %s should %s %s [Suite:openshift/conformance/parallel] %d",
+			benchWords[i%7], benchWords[(i/7)%len(benchWords)], benchWords[(i/3)%len(benchWords)], benchWords[(i*7)%len(benchWords)], i))
+	}
+	return out
+}()
 
 // benchTexts is how many failure texts BenchmarkSuggest clusters:
 // PROWCRAWL_BENCH_TEXTS, or a million.
@@ -116,13 +130,20 @@ func BenchmarkSuggest(b *testing.B) {
 			runs[i] = Run{Job: "periodic-upgrade-" + strconv.Itoa(i%40), BuildID: int64(i), Edge: edges[i%len(edges)], Failed: c.r.IntN(10) < 4}
 			runs[i].Explained = runs[i].Failed && c.r.IntN(2) == 0
 		}
-		col := New(runs, Options{})
+		// The built-in rules tell which failed tests' messages are
+		// explained, as the command gives them.
+		eng, err := classify.NewEngine(classify.Builtin())
+		if err != nil {
+			b.Fatal(err)
+		}
+		col := New(runs, Options{Rules: eng})
 		var peak uint64
 		var ms runtime.MemStats
 		start := time.Now()
 		for i := range n {
 			run := i / perRun
-			t := Text{Run: run, Kind: KindJUnit, Test: "t", Text: c.text(z)}
+			text, kind := c.text(z)
+			t := Text{Run: run, Kind: KindJUnit, Test: benchTestNames[kind%len(benchTestNames)], Text: text}
 			col.Add(t)
 			if i%100_000 == 0 {
 				runtime.ReadMemStats(&ms)
@@ -152,7 +173,7 @@ func BenchmarkNormalize(b *testing.B) {
 	texts := make([]string, 10_000)
 	size := 0
 	for i := range texts {
-		texts[i] = c.text(z)
+		texts[i], _ = c.text(z)
 		size += len(texts[i])
 	}
 	var n normalizer

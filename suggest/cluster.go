@@ -195,16 +195,18 @@ func encode(toks []string, intern map[string]rune) string {
 }
 
 // signature is the MinHash signature of a token string's shingles: token
-// trigrams, or bigrams and single tokens for texts too short for those.
+// bigrams (two lines that differ in three scattered tokens still share
+// most of them, which trigrams would not), or single tokens for texts too
+// short for those.
 func signature(enc string) [sigLen]uint64 {
 	var sig [sigLen]uint64
 	for i := range sig {
 		sig[i] = ^uint64(0)
 	}
 	runes := []rune(enc)
-	n := 3
-	if len(runes) < 6 {
-		n = min(2, len(runes))
+	n := 2
+	if len(runes) < 4 {
+		n = min(1, len(runes))
 	}
 	if n == 0 {
 		n, runes = 1, []rune{0}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -55,6 +56,11 @@ type Options struct {
 	// Alpha is the significance a proposal's over-representation in failed
 	// runs must reach. 0 means 0.05, the analysis' default.
 	Alpha float64
+	// Rules are the active rules. A failed test's message that none of
+	// them matches is unexplained in every failed run, a run a symptom
+	// explains too: the symptom names another failure of that run. Without
+	// rules, a run a symptom explains is set aside whole.
+	Rules *classify.Engine
 }
 
 func (o Options) withDefaults() Options {
@@ -83,11 +89,15 @@ type template struct {
 	kind    Kind
 	text    string   // the normalised text
 	byName  bool     // a test that failed without a message: text is its name
+	test    string   // the failed test's name, of the first example (KindJUnit)
+	cover   coverage // whether an active rule matches it, once asked
 	files   []string // the globs of the logs it was found in (KindLog)
 	runs    []uint32 // the runs it was found in, each once
 	texts   int      // how many texts
 	order   int      // when it was first seen
 	example []string // raw texts
+	// messages are failure messages of the test a name template names.
+	messages []string
 }
 
 // Collector gathers failure texts into templates, one text at a time; its
@@ -99,7 +109,14 @@ type Collector struct {
 	norm      normalizer
 	seen      int // templates ever created
 	stats     Stats
+	edges     map[string]*tally // the runs of each edge, counted once
+	// names are the normalised names of tests seen lately: a suite has
+	// thousands of tests, and each fails in many runs.
+	names map[string]string
 }
+
+// maxNames bounds the normalised test names kept.
+const maxNames = 20_000
 
 // Stats counts what a Collector was given and kept.
 type Stats struct {
@@ -110,7 +127,7 @@ type Stats struct {
 
 // New returns a Collector for texts of these runs.
 func New(runs []Run, opts Options) *Collector {
-	return &Collector{opts: opts.withDefaults(), runs: runs, templates: make(map[uint64]*template)}
+	return &Collector{opts: opts.withDefaults(), runs: runs, templates: make(map[uint64]*template), names: make(map[string]string)}
 }
 
 // Stats returns the counts so far.
@@ -129,16 +146,42 @@ func (c *Collector) Add(t Text) {
 	raw := prow.StripANSI(t.Text)
 	c.norm.reset()
 	c.norm.text(raw)
-	byName := false
+	name := strings.TrimSpace(t.Test)
 	if len(c.norm.out) == 0 {
-		if t.Kind != KindJUnit || strings.TrimSpace(t.Test) == "" {
+		if t.Kind != KindJUnit || name == "" {
 			return
 		}
-		// No message: the test's name is all there is to go by.
-		byName, raw = true, t.Test
-		c.norm.text(t.Test)
 	}
 	c.stats.Texts++
+	if len(c.norm.out) > 0 {
+		c.put(t, false, raw)
+	}
+	if t.Kind == KindJUnit && name != "" {
+		// The test's name too: runs that fail one test with messages
+		// too different to cluster share its name (a test that failed
+		// without a message has only its name to go by).
+		c.norm.reset()
+		if n, ok := c.names[t.Test]; ok {
+			c.norm.out = append(c.norm.out, n...)
+		} else {
+			c.norm.text(t.Test)
+			if len(c.names) >= maxNames {
+				clear(c.names)
+			}
+			c.names[t.Test] = string(c.norm.out)
+		}
+		tp := c.put(t, true, t.Test)
+		// With a message or two it failed with, to tell whether a rule
+		// names its failure.
+		if msg := strings.TrimSpace(raw); msg != "" && len(tp.messages) < maxExamples && !slices.Contains(tp.messages, msg) {
+			tp.messages = append(tp.messages, capText(msg, maxExample))
+		}
+	}
+}
+
+// put adds the normalised text in c.norm of t, raw as it was, to its
+// template.
+func (c *Collector) put(t Text, byName bool, raw string) *template {
 	h := fnv.New64a()
 	h.Write([]byte(t.Kind))
 	if byName {
@@ -151,6 +194,9 @@ func (c *Collector) Add(t Text) {
 	tp := c.templates[key]
 	if tp == nil {
 		tp = &template{kind: t.Kind, text: string(c.norm.out), byName: byName, order: c.seen}
+		if t.Kind == KindJUnit {
+			tp.test = capText(t.Test, maxExample)
+		}
 		c.seen++
 		c.templates[key] = tp
 		if len(c.templates) > c.opts.MaxTemplates {
@@ -172,6 +218,7 @@ func (c *Collector) Add(t Text) {
 			tp.files = append(tp.files, g)
 		}
 	}
+	return tp
 }
 
 // prune drops the templates seen in the fewest runs until at most three

@@ -8,9 +8,11 @@
 // texts that then read the same into templates, groups near-duplicate
 // templates into clusters (MinHash signatures, banded for candidates, then
 // a token edit distance on the candidates only), ranks the clusters by how
-// much more often they occur in failed than in passed runs (the one-sided
-// Fisher exact test of package stats, overall and per upgrade edge), and
-// builds a rule from each cluster's common literal text.
+// much more often they occur where no rule explains them (failed runs no
+// symptom explains; any failed run, for a failed test's message no active
+// rule matches) than in passed runs (the one-sided Fisher exact test of
+// package stats, overall and per upgrade edge), and builds a rule from each
+// cluster's common literal text.
 //
 // It is pure: texts and runs in, proposals out. It must not open files,
 // reach a network or touch a database; the command gathers its input from

@@ -129,41 +129,90 @@ func (c *Collector) Propose(top int) (Result, error) {
 		cnt   Counts
 		score float64
 		gen   bool
+		name  bool
 		lead  string
+		runs  []uint32
 	}
 	var cands []cand
+	// The runs of the clusters of failure messages, by the tests that
+	// failed with them.
+	var msgRuns [][]uint32
+	byTest := make(map[string][]int)
 	for _, cl := range clusters {
-		runs := c.unionRuns(cl.members)
-		cnt := c.count(runs, tot)
+		runs := unionRuns(cl.members)
+		lead := cl.members[0]
+		if lead.kind == KindJUnit && !lead.byName && len(runs) >= c.opts.MinRuns {
+			for _, m := range cl.members {
+				if l := byTest[m.test]; len(l) == 0 || l[len(l)-1] != len(msgRuns) {
+					byTest[m.test] = append(l, len(msgRuns))
+				}
+			}
+			msgRuns = append(msgRuns, runs)
+		}
+		// Not a proposal whether the rules name its messages or not (an
+		// open failure counts every failed run, a closed one only those
+		// no symptom explains): not worth asking them.
+		closed := c.count(hits{runs: runs}, tot)
+		open := c.count(hits{runs: runs, open: runs}, tot)
+		if open.Unexplained < c.opts.MinRuns || min(closed.P, open.P) >= c.opts.Alpha {
+			continue
+		}
+		h := c.hitsWith(cl.members, runs)
+		cnt := c.count(h, tot)
 		if cnt.Unexplained < c.opts.MinRuns || cnt.P >= c.opts.Alpha {
 			continue
 		}
-		score, _ := c.edgeScore(runs, cnt)
-		cands = append(cands, cand{cl, cnt, score, c.generic(runs), cl.members[0].text})
+		score, _ := c.edgeScore(h, cnt)
+		cands = append(cands, cand{cl, cnt, score, c.generic(h.runs), lead.byName, lead.text, h.runs})
 	}
+	// A test's name is a finding of its own only where its messages are
+	// too different to be one: when one cluster of its messages is in
+	// every run the name is, the message says the same and why.
+	cands = slices.DeleteFunc(cands, func(cd cand) bool {
+		if !cd.name {
+			return false
+		}
+		for _, m := range cd.c.members {
+			for _, i := range byTest[m.test] {
+				if subset(cd.runs, msgRuns[i]) {
+					return true
+				}
+			}
+		}
+		return false
+	})
 	res.Candidates = len(cands)
 	slices.SortFunc(cands, func(a, b cand) int {
 		return cmp.Or(boolCmp(a.gen, b.gen), cmp.Compare(a.score, b.score),
 			-cmp.Compare(a.cnt.Unexplained, b.cnt.Unexplained), -cmp.Compare(a.cnt.Failed, b.cnt.Failed),
-			strings.Compare(a.lead, b.lead))
+			boolCmp(a.name, b.name), strings.Compare(a.lead, b.lead))
 	})
 
 	ids := make(map[string]bool)
 	patterns := make(map[string]bool)
+	runSets := make(map[uint64]bool)
+	// A rule finds what its cluster's texts do and more: it may turn out
+	// generic, and rank lower than its cluster did. Proposals are built
+	// until top of them are not generic, then ranked as built.
+	specific := 0
 	for _, cd := range cands {
-		if top > 0 && len(res.Proposals) >= top {
+		if top > 0 && specific >= top {
 			break
 		}
 		p, ok := c.build(cd.c, tps, tot)
 		// One proposal per text: the same line found in a JUnit message
 		// and in a log is proposed once, from the first ranked.
-		if !ok || patterns[p.shown] {
+		// One proposal per set of runs, too: a test's name and its
+		// message found in the same runs are one finding, and the
+		// message, which says why, ranks first.
+		if !ok || patterns[p.shown] || runSets[runsKey(p.Runs)] {
 			continue
 		}
 		if p.Unexplained < c.opts.MinRuns || p.P >= c.opts.Alpha {
 			continue // the rule, as it matches, explains too little
 		}
 		patterns[p.shown] = true
+		runSets[runsKey(p.Runs)] = true
 		for ids[p.ID] {
 			p.ID += "-x"
 		}
@@ -174,8 +223,45 @@ func (c *Collector) Propose(top int) (Result, error) {
 			return res, fmt.Errorf("proposal %s is not a valid rule: %w", p.ID, err)
 		}
 		res.Proposals = append(res.Proposals, p)
+		if !p.Generic {
+			specific++
+		}
+	}
+	slices.SortStableFunc(res.Proposals, func(a, b Proposal) int {
+		return cmp.Or(boolCmp(a.Generic, b.Generic), cmp.Compare(a.score, b.score),
+			-cmp.Compare(a.Unexplained, b.Unexplained), -cmp.Compare(a.Failed, b.Failed),
+			boolCmp(a.rule.Match[0].JUnit != nil, b.rule.Match[0].JUnit != nil))
+	})
+	if top > 0 && len(res.Proposals) > top {
+		res.Proposals = res.Proposals[:top]
 	}
 	return res, nil
+}
+
+// subset reports whether the sorted runs a are all in the sorted runs b.
+func subset(a, b []uint32) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			return false
+		}
+	}
+	return true
+}
+
+// runsKey is a hash of a list of runs.
+func runsKey(runs []RunRef) uint64 {
+	h := fnv.New64a()
+	for _, r := range runs {
+		fmt.Fprintf(h, "%s/%d\n", r.Job, r.BuildID)
+	}
+	return h.Sum64()
 }
 
 func boolCmp(a, b bool) int {
@@ -205,8 +291,38 @@ func (c *Collector) totals() Counts {
 	return t
 }
 
+// hits are the runs that show some templates: all of them, and those of
+// the open templates (failed tests' messages no active rule matches),
+// whose failure is unexplained in a run a symptom explains too.
+type hits struct {
+	runs []uint32 // sorted
+	open []uint32 // sorted, a subset of runs
+}
+
+// hitsOf is the runs of templates.
+func (c *Collector) hitsOf(tps []*template) hits {
+	return c.hitsWith(tps, unionRuns(tps))
+}
+
+// hitsWith is the runs of templates, given all of them.
+func (c *Collector) hitsWith(tps []*template, runs []uint32) hits {
+	h := hits{runs: runs}
+	var open []*template
+	for _, tp := range tps {
+		if c.open(tp) {
+			open = append(open, tp)
+		}
+	}
+	if len(open) == len(tps) {
+		h.open = h.runs
+	} else if len(open) > 0 {
+		h.open = unionRuns(open)
+	}
+	return h
+}
+
 // unionRuns is the sorted runs of templates.
-func (c *Collector) unionRuns(tps []*template) []uint32 {
+func unionRuns(tps []*template) []uint32 {
 	if len(tps) == 1 {
 		return tps[0].runs
 	}
@@ -218,23 +334,68 @@ func (c *Collector) unionRuns(tps []*template) []uint32 {
 	return slices.Compact(all)
 }
 
-// count counts the runs that show something, and its p-value.
-func (c *Collector) count(runs []uint32, tot Counts) Counts {
-	cnt := Counts{FailedTotal: tot.FailedTotal, PassedTotal: tot.PassedTotal, UnexplTotal: tot.UnexplTotal}
-	for _, ri := range runs {
-		r := &c.runs[ri]
-		switch {
-		case !r.Failed:
-			cnt.Passed++
-		case r.Explained:
-			cnt.Failed++
-		default:
-			cnt.Failed++
-			cnt.Unexplained++
-		}
+// tally counts runs into counts: passed, failed, and unexplained failed
+// runs, those no symptom explains and, when open, every failed run (the
+// failure is one no rule names, whatever else the run shows).
+type tally struct{ f, p, u, ft, pt, ut, et int }
+
+func (a *tally) total(r *Run) {
+	switch {
+	case !r.Failed:
+		a.pt++
+	case r.Explained:
+		a.ft++
+		a.et++
+	default:
+		a.ft++
+		a.ut++
 	}
-	cnt.P = pGreater(cnt.Failed, cnt.FailedTotal, cnt.Passed, cnt.PassedTotal)
+}
+
+func (a *tally) hit(r *Run, open bool) {
+	switch {
+	case !r.Failed:
+		a.p++
+	case r.Explained:
+		a.f++
+		if open {
+			a.u++
+		}
+	default:
+		a.f++
+		a.u++
+	}
+}
+
+// counts are a tally's counts. The failures no rule explains are the
+// subject: its rate in the failed runs where it is unexplained (every
+// failed run, for an open failure) is tested against its rate in passed
+// runs, with the one-sided Fisher exact test of the analysis.
+func (a *tally) counts(open bool) Counts {
+	cnt := Counts{Failed: a.f, FailedTotal: a.ft, Passed: a.p, PassedTotal: a.pt, Unexplained: a.u, UnexplTotal: a.ut}
+	if open {
+		cnt.UnexplTotal += a.et
+	}
+	cnt.P = pGreater(cnt.Unexplained, cnt.UnexplTotal, cnt.Passed, cnt.PassedTotal)
 	return cnt
+}
+
+// count counts the runs of h, and its p-value.
+func (c *Collector) count(h hits, tot Counts) Counts {
+	a := tally{ft: tot.FailedTotal, pt: tot.PassedTotal, ut: tot.UnexplTotal, et: tot.FailedTotal - tot.UnexplTotal}
+	c.eachHit(h, func(r *Run, open bool) { a.hit(r, open) })
+	return a.counts(len(h.open) > 0)
+}
+
+// eachHit calls f for each run of h, with whether it is a run of h.open.
+func (c *Collector) eachHit(h hits, f func(r *Run, open bool)) {
+	j := 0
+	for _, ri := range h.runs {
+		for j < len(h.open) && h.open[j] < ri {
+			j++
+		}
+		f(&c.runs[ri], j < len(h.open) && h.open[j] == ri)
+	}
 }
 
 // pGreater is the p-value of a rate in failed runs above the one in passed
@@ -247,92 +408,88 @@ func pGreater(f, ft, p, pt int) float64 {
 	return g
 }
 
-// edgeCounts are the counts per edge of runs, the most over-represented
-// first.
-func (c *Collector) edgeCounts(runs []uint32, all Counts) []EdgeCounts {
-	type acc struct{ f, p, u, ft, pt, ut int }
-	by := make(map[string]*acc)
-	get := func(e string) *acc {
-		a := by[e]
-		if a == nil {
-			a = &acc{}
-			by[e] = a
-		}
-		return a
+// edgeTotals counts the runs of each edge, once.
+func (c *Collector) edgeTotals() map[string]*tally {
+	if c.edges != nil {
+		return c.edges
 	}
+	c.edges = make(map[string]*tally)
 	for i := range c.runs {
 		r := &c.runs[i]
 		if r.Edge == "" {
 			continue
 		}
-		a := get(r.Edge)
-		switch {
-		case !r.Failed:
-			a.pt++
-		case r.Explained:
-			a.ft++
-		default:
-			a.ft++
-			a.ut++
+		a := c.edges[r.Edge]
+		if a == nil {
+			a = &tally{}
+			c.edges[r.Edge] = a
 		}
+		a.total(r)
 	}
-	for _, ri := range runs {
-		r := &c.runs[ri]
+	return c.edges
+}
+
+// edgeCounts are the counts per edge of h, the most over-represented
+// first.
+func (c *Collector) edgeCounts(h hits, all Counts) []EdgeCounts {
+	by := make(map[string]*tally)
+	c.eachHit(h, func(r *Run, open bool) {
 		if r.Edge == "" {
-			continue
+			return
 		}
 		a := by[r.Edge]
-		switch {
-		case !r.Failed:
-			a.p++
-		case r.Explained:
-			a.f++
-		default:
-			a.f++
-			a.u++
+		if a == nil {
+			t := *c.edgeTotals()[r.Edge]
+			a = &tally{ft: t.ft, pt: t.pt, ut: t.ut, et: t.et}
+			by[r.Edge] = a
 		}
-	}
+		a.hit(r, open)
+	})
+	open := len(h.open) > 0
 	var out []EdgeCounts
 	for e, a := range by {
-		if a.f == 0 && a.p == 0 {
-			continue
-		}
-		ec := EdgeCounts{Edge: e, Counts: Counts{Failed: a.f, FailedTotal: a.ft, Passed: a.p, PassedTotal: a.pt,
-			Unexplained: a.u, UnexplTotal: a.ut, P: pGreater(a.f, a.ft, a.p, a.pt)}}
-		ec.PConcentrated = pGreater(a.f, a.ft, all.Failed-a.f, all.FailedTotal-a.ft)
+		ec := EdgeCounts{Edge: e, Counts: a.counts(open)}
+		// Concentrated: more frequent where it is unexplained on this
+		// edge than on the others.
+		ec.PConcentrated = pGreater(ec.Unexplained, ec.UnexplTotal, all.Unexplained-ec.Unexplained, all.UnexplTotal-ec.UnexplTotal)
 		out = append(out, ec)
 	}
 	slices.SortFunc(out, func(a, b EdgeCounts) int {
-		return cmp.Or(cmp.Compare(a.P, b.P), -cmp.Compare(a.Failed, b.Failed), strings.Compare(a.Edge, b.Edge))
+		return cmp.Or(cmp.Compare(a.P, b.P), -cmp.Compare(a.Unexplained, b.Unexplained), -cmp.Compare(a.Failed, b.Failed), strings.Compare(a.Edge, b.Edge))
 	})
 	return out
 }
 
-// edgeScore is the ranking score of runs: the smaller of the overall
-// p-value and the best edge's, the latter multiplied by the number of
-// edges it was chosen from (Bonferroni), so that a failure concentrated on
-// one edge ranks high without every edge being a chance to look lucky.
-func (c *Collector) edgeScore(runs []uint32, cnt Counts) (float64, []EdgeCounts) {
-	edges := c.edgeCounts(runs, cnt)
+// edgeScore is the ranking score of h: the smaller of the overall p-value
+// and the best edge's, the latter multiplied by the number of edges it was
+// chosen from (Bonferroni: every edge of the runs), so that a failure
+// concentrated on one edge ranks high without every edge being a chance to
+// look lucky.
+func (c *Collector) edgeScore(h hits, cnt Counts) (float64, []EdgeCounts) {
+	edges := c.edgeCounts(h, cnt)
 	score := cnt.P
-	if len(edges) > 1 {
-		score = min(score, edges[0].P*float64(len(edges)))
+	if n := len(c.edgeTotals()); n > 1 && len(edges) > 0 {
+		score = min(score, edges[0].P*float64(n))
 	}
 	return score, edges
 }
 
-// generic reports whether runs are nearly every failed run of their jobs,
-// on more than one edge: a message that comes with any failure.
+// generic reports whether runs are nearly every failed run of each of
+// their jobs, on more than one edge: a message that comes with any
+// failure (a step's "test phase failed"). A failure that a bug causes
+// spares some failed runs of some job, those that failed of something else.
 func (c *Collector) generic(runs []uint32) bool {
-	jobs := make(map[string]bool)
+	type share struct{ hits, failed int }
+	jobs := make(map[string]*share)
 	edges := make(map[string]bool)
-	hits := 0
 	for _, ri := range runs {
 		r := &c.runs[ri]
-		jobs[r.Job] = true
+		if jobs[r.Job] == nil {
+			jobs[r.Job] = &share{}
+		}
 		edges[r.Edge] = true
 		if r.Failed {
-			hits++
+			jobs[r.Job].hits++
 		}
 	}
 	if len(jobs) < 2 && len(edges) < 2 {
@@ -340,11 +497,20 @@ func (c *Collector) generic(runs []uint32) bool {
 	}
 	failed := 0
 	for i := range c.runs {
-		if r := &c.runs[i]; r.Failed && jobs[r.Job] {
+		if r := &c.runs[i]; r.Failed && jobs[r.Job] != nil {
+			jobs[r.Job].failed++
 			failed++
 		}
 	}
-	return failed >= 10 && float64(hits) >= genericShare*float64(failed)
+	if failed < 10 {
+		return false
+	}
+	for _, s := range jobs {
+		if float64(s.hits) < genericShare*float64(s.failed) {
+			return false
+		}
+	}
+	return true
 }
 
 // build makes a cluster's rule and counts the runs the rule finds among
@@ -373,7 +539,9 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 	for _, wide := range []bool{false, true} {
 		pattern = expression(line.toks, xml, wide)
 		if lead.byName {
-			pattern = "^" + pattern + "$"
+			// A name's end is left open: the test's variants
+			// ("... for new connections", a suite's suffix) are one.
+			pattern = "^" + pattern
 		}
 		var err error
 		if re, err = regexp.Compile(pattern); err != nil {
@@ -425,9 +593,10 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 	if len(found) == 0 {
 		return Proposal{}, false
 	}
-	runs := c.unionRuns(found)
-	cnt := c.count(runs, tot)
-	score, edges := c.edgeScore(runs, cnt)
+	h := c.hitsOf(found)
+	runs := h.runs
+	cnt := c.count(h, tot)
+	score, edges := c.edgeScore(h, cnt)
 	p := Proposal{
 		Kind: lead.kind, Pattern: pattern, Files: files, Template: lead.text,
 		Counts: cnt, Edges: edges, Generic: c.generic(runs), score: score,
@@ -435,7 +604,7 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 	for _, ex := range lead.example {
 		p.Examples = append(p.Examples, capText(ex, 1024))
 	}
-	if len(edges) > 1 && edges[0].PConcentrated < c.opts.Alpha {
+	if len(c.edgeTotals()) > 1 && len(edges) > 0 && edges[0].PConcentrated < c.opts.Alpha {
 		edges[0].Concentrated = true
 		p.Edge = edges[0].Edge
 	}
@@ -446,16 +615,16 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 	slices.SortFunc(p.Runs, func(a, b RunRef) int { return cmp.Or(strings.Compare(a.Job, b.Job), cmp.Compare(a.BuildID, b.BuildID)) })
 	shown := display(line.toks)
 	p.shown = shown
-	h := fnv.New32a()
-	h.Write([]byte(pattern))
+	hash := fnv.New32a()
+	hash.Write([]byte(pattern))
 	s := slug(line.toks)
 	if s == "" {
 		s = "failure"
 	}
-	p.ID = fmt.Sprintf("suggested-%s-%04x", s, h.Sum32()&0xffff)
+	p.ID = fmt.Sprintf("suggested-%s-%04x", s, hash.Sum32()&0xffff)
 	switch {
 	case lead.byName:
-		p.Title = "test fails without a message: " + shown
+		p.Title = "test fails: " + shown
 	case lead.kind == KindLog:
 		p.Title = "log line: " + shown
 	default:

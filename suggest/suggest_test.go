@@ -174,3 +174,66 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("proposals differ:\n%s\n---\n%s", RulesFile(a.Proposals), RulesFile(b.Proposals))
 	}
 }
+
+// TestRanksUnexplained: what no rule explains ranks first. A log line
+// that comes with a symptom already found (in nearly every failed run a
+// symptom explains, in a few others, and rarely in passed runs) is far
+// more frequent in failed than in passed runs, but explains little that is
+// new: it ranks below the failure no rule names, if at all. A failed test's message that no active rule matches is
+// unexplained in every failed run, those a symptom explains too; one that
+// a built-in rule matches is not, and is not proposed.
+func TestRanksUnexplained(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 15))
+	var runs []Run
+	var texts []Text
+	opened := map[int]bool{}
+	for i := range 300 {
+		run := Run{Job: "periodic-upgrade", BuildID: int64(i), Edge: "4.13->4.14 minor", Failed: r.Float64() < 0.4}
+		run.Explained = run.Failed && r.Float64() < 0.6
+		runs = append(runs, run)
+		add := func(k Kind, file, s string) {
+			texts = append(texts, Text{Run: i, Kind: k, Test: "t", File: file, Text: s})
+		}
+		if (run.Explained && r.Float64() < 0.9) || (run.Failed && !run.Explained && r.Float64() < 0.1) || (!run.Failed && r.Float64() < 0.03) {
+			add(KindLog, "artifacts/e2e/openshift-e2e-test/build-log.txt", fmt.Sprintf("E1201 09:%02d:%02d.000000       1 watcher.go:%d] etcd watch channel for /kubernetes.io/pods closed unexpectedly after %ds", r.IntN(60), r.IntN(60), 100+r.IntN(50), r.IntN(300)))
+		}
+		if run.Explained && r.Float64() < 0.8 {
+			add(KindJUnit, "", fmt.Sprintf("fail [k8s.io/kubernetes/test/e2e/apimachinery/etcd.go:%d]: Unexpected error: dial tcp 10.0.%d.%d:2379: connect: connection refused", 40+r.IntN(9), r.IntN(255), r.IntN(255)))
+		}
+		if run.Failed && r.Float64() < 0.5 {
+			opened[i] = true
+			texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: "[sig-network-edge] router keeps its lease through the upgrade",
+				Text: fmt.Sprintf(plantedWordings[r.IntN(len(plantedWordings))], 40+r.IntN(3), k8sName(r, 10), k8sName(r, 5), r.IntN(255), r.IntN(255), r.IntN(300))})
+		}
+	}
+	eng, err := classify.NewEngine(classify.Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := New(runs, Options{Rules: eng})
+	for _, tx := range texts {
+		col.Add(tx)
+	}
+	res, err := col.Propose(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Proposals) == 0 {
+		t.Fatal("no proposals")
+	}
+	for i, p := range res.Proposals {
+		t.Logf("%d %s %s f=%d u=%d/%d p=%d p=%.2g", i, p.ID, p.Kind, p.Failed, p.Unexplained, p.UnexplTotal, p.Passed, p.P)
+		if strings.Contains(p.Pattern, "2379") {
+			t.Errorf("proposal #%d %s is a failure a built-in rule names: %s", i+1, p.ID, p.Pattern)
+		}
+	}
+	top := res.Proposals[0]
+	if !strings.Contains(top.Pattern, "lost its lease") {
+		t.Fatalf("top proposal %s is not the failure no rule names: %s", top.ID, top.Pattern)
+	}
+	// Its unexplained runs are every failed run it is in, explained or not.
+	if top.Unexplained != len(opened) || top.UnexplTotal != top.FailedTotal || top.Failed != len(opened) {
+		t.Errorf("top proposal counts %d unexplained of %d (%d failed of %d); want %d of every failed run",
+			top.Unexplained, top.UnexplTotal, top.Failed, top.FailedTotal, len(opened))
+	}
+}

@@ -50,7 +50,7 @@ func description(p Proposal) string {
 	case p.Kind == KindLog:
 		what = "an error line of a log"
 	case p.rule.Match[0].JUnit != nil:
-		what = "a test that failed without a message"
+		what = "the name of a failed test"
 	}
 	return fmt.Sprintf("Proposed by prowcrawl suggest from %s: %s. Check its runs, then give it a title, a description and a bug.",
 		what, summary(p))

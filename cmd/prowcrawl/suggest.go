@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openshift-eng/prowcrawl/cache"
+	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/report"
 	"github.com/openshift-eng/prowcrawl/suggest"
@@ -93,9 +94,9 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usagef("--job %q is not a valid regular expression: %v", o.Job, err)
 		}
 	}
+	var eng *classify.Engine
 	if o.Rules != "" {
-		eng, err := loadRules(o.Rules)
-		if err != nil {
+		if eng, err = loadRules(o.Rules); err != nil {
 			return err
 		}
 		q.Active = []string{}
@@ -108,11 +109,40 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer store.Close()
-	res, err := gatherSuggestions(ctx, store, logs, q, job, suggest.Options{MaxTemplates: o.Templates, MinRuns: o.MinRuns}, o.Top)
+	if eng == nil {
+		if eng, err = activeBuiltins(ctx, store); err != nil {
+			return err
+		}
+	}
+	res, err := gatherSuggestions(ctx, store, logs, q, job, suggest.Options{MaxTemplates: o.Templates, MinRuns: o.MinRuns, Rules: eng}, o.Top)
 	if err != nil {
 		return err
 	}
 	return report.WriteSuggestions(stdout, res, o.Format)
+}
+
+// activeBuiltins are the built-in rules the database marks active (all of
+// them when it has none yet): the rules whose matches tell suggest which
+// failed tests' messages are explained. A user's rules that the database
+// marks active are known only by their id; --rules names them.
+func activeBuiltins(ctx context.Context, store *db.DB) (*classify.Engine, error) {
+	syms, err := store.Symptoms(ctx)
+	if err != nil {
+		return nil, err
+	}
+	off := make(map[string]bool)
+	for _, s := range syms {
+		off[s.ID] = !s.Active
+	}
+	rules := classify.Builtin()
+	for i := range rules {
+		rules[i].Disabled = off[rules[i].ID]
+	}
+	eng, err := classify.NewEngine(rules)
+	if err != nil {
+		return nil, fmt.Errorf("built-in rules: %w", err)
+	}
+	return eng, nil
 }
 
 // gatherSuggestions feeds the failures of the stored runs to a collector:

@@ -77,7 +77,10 @@ type plan struct {
 	flake    string // a Cluster upgrade test that fails and passes (a flake)
 	e2eFlake string // an openshift-tests test that fails, is retried and passes
 	fail     string // an openshift-tests test that fails with no symptom
-	pr       int    // presubmit pull request number
+	// fail2 is a second such test: a failure mode that several runs
+	// share and no rule names, for suggest to find.
+	fail2 string
+	pr    int // presubmit pull request number
 	// neverBegan: the install finished but the cluster version operator
 	// never took the upgrade on (one clusterversion history entry, the
 	// acknowledgement test failed): the run is left out of the rates.
@@ -124,19 +127,19 @@ func allJobs() []*job {
 			versions: stableToCI("4.13", 44, 52, "4.14"),
 			plans: []plan{
 				{start: "2026-11-10", result: success},
-				{start: "2026-11-11", result: failure, podNet: podNetTimeout},
+				{start: "2026-11-11", result: failure, podNet: podNetTimeout, fail2: testMCODegraded},
 				{start: "2026-11-12", result: success, flake: testLBNew},
 				{start: "2026-11-13", result: success, etcd: true},
-				{start: "2026-11-14", result: failure, podNet: podNetMixed, podNetBackend: true, etcd: true, etcdIP: "10.0.61.114"},
+				{start: "2026-11-14", result: failure, podNet: podNetMixed, podNetBackend: true, etcd: true, etcdIP: "10.0.61.114", fail2: testMCODegraded},
 				{start: "2026-11-15", result: aborted},
 				{start: "2026-11-16", result: success, podNet: podNetClient},
 				{start: "2026-11-17", result: failure, podNet: podNetTimeout, podNetBackend: true, partial: true},
 				{start: "2026-11-18", result: success},
 				{start: "2026-11-19", result: failure, podNet: podNetMixed, podNetBackend: true, crier: true},
 				{start: "2026-11-20", result: success, etcd: true, e2eFlake: testCSIBlock},
-				{start: "2026-11-21", result: failure, fail: testMustGather},
+				{start: "2026-11-21", result: failure, fail: testMustGather, fail2: testMCODegraded},
 				{start: "2026-11-22", result: success, flake: testAlerts},
-				{start: "2026-11-24", result: failure, podNet: podNetClient},
+				{start: "2026-11-24", result: failure, podNet: podNetClient, fail2: testMCODegraded},
 				{start: "2026-11-25", result: success},
 				{start: "2026-11-27", result: pending},
 				// The upgrade never began: left out of every rate, or
@@ -152,13 +155,13 @@ func allJobs() []*job {
 				{start: "2026-10-20", result: success},
 				{start: "2026-10-23", result: success, etcd: true, nearMiss: nearAPIPort},
 				{start: "2026-10-26", result: success, nearMiss: nearServiceNet},
-				{start: "2026-10-28", result: failure, fail: testDNSServices, nearMiss: nearProbe500},
+				{start: "2026-10-28", result: failure, fail: testDNSServices, nearMiss: nearProbe500, fail2: testMCDBackOff},
 				{start: "2026-10-31", result: success, flake: testAlerts},
 				{start: "2026-11-02", result: success, nearMiss: nearAPIPort | nearServiceNet},
 				{start: "2026-11-05", result: success, etcd: true},
 				{start: "2026-11-08", result: success, crier: true, nearMiss: nearProbe500},
 				{start: "2026-11-11", result: success, e2eFlake: testServiceEndpoint},
-				{start: "2026-11-14", result: failure, fail: testConntrack, nearMiss: nearAPIPort},
+				{start: "2026-11-14", result: failure, fail: testConntrack, nearMiss: nearAPIPort, fail2: testMCDBackOff},
 				{start: "2026-11-17", result: success, nearMiss: nearServiceNet},
 				{start: "2026-11-20", result: success, etcd: true, nearMiss: nearProbe500},
 				{start: "2026-11-23", result: success},
@@ -178,7 +181,7 @@ func allJobs() []*job {
 				{start: "2026-11-17", result: success, sdnLate: true},
 				{start: "2026-11-20", result: success, cni: true},
 				{start: "2026-11-22", result: success},
-				{start: "2026-11-25", result: failure, apiDown: true},
+				{start: "2026-11-25", result: failure, apiDown: true, fail2: testMCDBackOff},
 				{start: "2026-11-28", result: success},
 			},
 		},
@@ -192,7 +195,7 @@ func allJobs() []*job {
 				{start: "2026-10-31", result: failure, cni: true, fail: testSandbox},
 				{start: "2026-11-03", result: success},
 				{start: "2026-11-06", result: success, flake: testAlerts},
-				{start: "2026-11-10", result: failure, fail: testCSIBlock},
+				{start: "2026-11-10", result: failure, fail: testCSIBlock, fail2: testMCDBackOff},
 				{start: "2026-11-13", result: success},
 				{start: "2026-11-17", result: success, cni: true},
 				{start: "2026-11-21", result: success},

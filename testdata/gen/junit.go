@@ -27,6 +27,10 @@ const (
 	testMustGather      = "[sig-cli] oc adm must-gather runs successfully [apigroup:config.openshift.io] [Suite:openshift/conformance/parallel]"
 	testRollover        = "[sig-apps] Deployment deployment should support rollover [Conformance] [Suite:openshift/conformance/parallel/minimal] [Suite:k8s]"
 	testEtcdLeader      = "[sig-etcd] etcd leader changes are not excessive [Late] [Suite:openshift/conformance/parallel]"
+	// The failure modes no built-in rule names (plan.fail2), as origin's
+	// monitor tests report them.
+	testMCODegraded = "[bz-Machine Config Operator] clusteroperator/machine-config should not change condition/Degraded"
+	testMCDBackOff  = "[sig-arch] events should not repeat pathologically for ns/openshift-machine-config-operator"
 
 	// 2020 names.
 	testUpgrade2020   = "[Disruptive] Cluster upgrade should maintain a functioning cluster [Feature:ClusterUpgrade] [Suite:openshift] [Serial]"
@@ -173,7 +177,7 @@ func conformanceSuite(r *run) suite {
 	if podNetFails {
 		must = append(must, testIntraPod)
 	}
-	for _, t := range []string{p.fail, p.e2eFlake} {
+	for _, t := range []string{p.fail, p.fail2, p.e2eFlake} {
 		if t != "" {
 			must = append(must, t)
 		}
@@ -198,8 +202,11 @@ func conformanceSuite(r *run) suite {
 		start := r.t.confStart.Add(span*time.Duration(i)/time.Duration(len(names)) + r.dur(0, 20*time.Second))
 		end := start.Add(r.dur(800*time.Millisecond, 95*time.Second))
 		var f *junitFailure
-		if name == p.fail || name == p.e2eFlake || (podNetFails && name == testIntraPod) {
+		switch {
+		case name == p.fail || name == p.e2eFlake || (podNetFails && name == testIntraPod):
 			f = failureFor(r, name, end)
+		case name == p.fail2:
+			f = aside(r, "fail2", func() *junitFailure { return failureFor(r, name, end) })
 		}
 		s.add(name, "", start, end, f)
 		if msg, ok := skippable[name]; ok && f == nil {
@@ -459,6 +466,22 @@ func failureFor(r *run, name string, at time.Time) *junitFailure {
 		return &junitFailure{
 			Message: "fail [k8s.io/kubernetes/test/e2e/apps/deployment.go:882]: Unexpected error:\n    <*errors.errorString | 0xc0025c2a10>: \n    error waiting for deployment \"test-rollover-deployment\" status to match expectation: timed out waiting for the condition\noccurred",
 			Body:    fmt.Sprintf("%s: INFO: deployment status: v1.DeploymentStatus{ObservedGeneration:2, Replicas:2, UpdatedReplicas:1, ReadyReplicas:1, AvailableReplicas:1, UnavailableReplicas:1}", stamp(10*time.Second)),
+		}
+	case testMCODegraded:
+		from := r.t.upgStart.Add(r.dur(25*time.Minute, 40*time.Minute)).Truncate(time.Second)
+		pool := []string{"master", "worker"}[r.intn(0, 1)]
+		return &junitFailure{
+			Message: fmt.Sprintf("1 unexpected clusteroperator state transitions during e2e test run \n\n%s - %ds   E clusteroperator/machine-config condition/Degraded reason/RequiredPoolsFailed status/True Unable to apply %s: error during syncRequiredMachineConfigPools: [context deadline exceeded, error MachineConfigPool %s is not ready, retrying. Status: (pool degraded: true total: 3, ready 2, updated: 2, unavailable: 1)]",
+				from.Format("Jan _2 15:04:05.000"), r.intn(600, 1800), r.to, pool),
+		}
+	case testMCDBackOff:
+		w := r.workers[r.intn(0, len(r.workers)-1)]
+		pod := "machine-config-daemon-" + r.sfx()
+		times := r.intn(21, 40)
+		from := r.t.upgStart.Add(r.dur(10*time.Minute, 30*time.Minute))
+		return &junitFailure{
+			Message: fmt.Sprintf("1 events happened too frequently\n\nevent happened %d times, something is wrong: namespace/openshift-machine-config-operator node/%s pod/%s hmsg/%s - reason/BackOff Back-off restarting failed container machine-config-daemon in pod %s_openshift-machine-config-operator(%s) From: %s To: %s result=reject ",
+				times, w.name, pod, r.hex(10), pod, r.uuid(), from.Format("15:04:05Z"), from.Add(r.dur(5*time.Minute, 20*time.Minute)).Format("15:04:05Z")),
 		}
 	case testEtcdLeader:
 		return &junitFailure{

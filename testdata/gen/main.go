@@ -65,6 +65,15 @@
 //   - A job that is not an upgrade job (periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-ovn):
 //     3 runs, one failed with etcd symptoms. The default --job upgrade filter
 //     must skip it.
+//   - Two failure modes no built-in rule names, for suggest (plan.fail2):
+//     "[bz-Machine Config Operator] clusteroperator/machine-config should not
+//     change condition/Degraded" fails in 4 failed runs of the sample edge
+//     (3 of which show pod-network-cross-node), and "[sig-arch] events should
+//     not repeat pathologically for ns/openshift-machine-config-operator"
+//     (machine-config-daemon BackOff) in 4 failed runs of the 4.12->4.13 and
+//     4.13/4.14 z-stream jobs. Each only adds a failed test to the run's
+//     junit_e2e and its line to the step log; the run's result and symptoms
+//     stay as they were.
 //   - Presubmits of pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade: PR 28431
 //     under pr-logs/pull/openshift_origin/ has 2 runs, one success and one
 //     failure with no symptom. PR 28100 has one run in the old path form

@@ -194,6 +194,17 @@ func (r *run) multiStage() bool {
 
 func (r *run) intn(lo, hi int) int { return lo + r.rng.IntN(hi-lo+1) }
 
+// aside calls f with an RNG of its own, named by salt, so that what f
+// draws leaves the run's other draws as they were.
+func aside[T any](r *run, salt string, f func() T) T {
+	saved := r.rng
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s/%s", r.job.name, r.id, salt)
+	r.rng = rand.New(rand.NewPCG(h.Sum64(), 15))
+	defer func() { r.rng = saved }()
+	return f()
+}
+
 func (r *run) dur(lo, hi time.Duration) time.Duration {
 	return (lo + time.Duration(r.rng.Int64N(int64(hi-lo)+1))).Truncate(time.Millisecond)
 }
