@@ -66,9 +66,6 @@ func killLog(i int) []byte {
 // what was committed, the half-written ones are only temporary files, and
 // eviction removes those.
 func TestKillDuringWrite(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	dir := filepath.Join(t.TempDir(), "cache")
 	r := rand.New(rand.NewPCG(11, 11))
 	for round := range 6 {

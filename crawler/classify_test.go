@@ -61,7 +61,7 @@ func TestClassifyRemoteEqualsCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := openDB(t)
-	if _, err := New(src, d, sampleConfig()).Run(t.Context()); err != nil {
+	if _, err := New(src, d, shortSample(sampleConfig())).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	_, crawled := e.counts()

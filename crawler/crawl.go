@@ -47,6 +47,9 @@ type Config struct {
 	// MaxObjectBytes caps what is read of one log (after decompression);
 	// a longer one is matched on its first part and recorded.
 	MaxObjectBytes int64
+	// MaxTests caps the tests kept of one run (see artifact.Options);
+	// zero means prow.MaxRunTests.
+	MaxTests int
 	// Presubmits also crawls pr-logs/.
 	Presubmits bool
 	// Shard and Shards split a crawl by job over many crawlers: with Shards

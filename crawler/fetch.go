@@ -107,7 +107,7 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 
 // readOptions says how artifact.Read reads t.
 func (c *Crawler) readOptions(t task) artifact.Options {
-	opts := artifact.Options{Rules: c.cfg.Rules, MaxObjectBytes: c.cfg.MaxObjectBytes,
+	opts := artifact.Options{Rules: c.cfg.Rules, MaxObjectBytes: c.cfg.MaxObjectBytes, MaxTests: c.cfg.MaxTests,
 		Topology: prow.ParseJobName(t.job).Topology, Now: c.cfg.Now()}
 	// Only a listed run whose id does not date it well inside
 	// --since/--until (or --lookback) is checked against them once

@@ -11,6 +11,24 @@ import (
 
 var sampleBucket = filepath.Join("..", "..", "testdata", "bucket")
 
+// shortJob is, under -short, the one job of the sample that the tests whose
+// cost grows with every run crawl (18 of its 79 runs, with most of its
+// symptoms); otherwise nothing.
+func shortJob() string {
+	if testing.Short() {
+		return "4.14-upgrade-from-stable-4.13"
+	}
+	return ""
+}
+
+// withShortJob appends --job shortJob() to args under -short.
+func withShortJob(args ...string) []string {
+	if j := shortJob(); j != "" {
+		return append(args, "--job", j)
+	}
+	return args
+}
+
 var summaryRE = regexp.MustCompile(`^crawl: (\d+) jobs, (\d+) new runs, (\d+) updated, (\d+) pending, 0 read errors \(0 given up\), 0 with parse problems, 0 outside the range; \d+ objects, .+ read in .+\nanalyze: 7 symptoms, \d+ verdicts; regressions: (\d+) by edge, \d+ by variant, \d+ by job; in .+\n$`)
 
 // TestCrawlCommand runs the demo's commands as a user would, twice.

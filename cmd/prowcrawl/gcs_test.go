@@ -116,7 +116,7 @@ func TestMirrorIsTheBucket(t *testing.T) {
 	emulate(t, bucket, sampleBucket, nil)
 	dir := t.TempDir()
 	mirror, remote := filepath.Join(dir, "mirror.db"), filepath.Join(dir, "remote.db")
-	common := []string{"--since", "2019-01-01", "--presubmits", "--now", "2026-12-01"}
+	common := withShortJob("--since", "2019-01-01", "--presubmits", "--now", "2026-12-01")
 	var stdout, stderr bytes.Buffer
 	if err := run(t.Context(), append([]string{"crawl", "--bucket", sampleBucket, "--mirror-of", "gs://" + bucket, "--db", mirror}, common...), &stdout, &stderr); err != nil {
 		t.Fatalf("crawl of the mirror: %v\n%s", err, stderr.String())
