@@ -202,7 +202,7 @@ func TestCrawlInterruptedThenResumed(t *testing.T) {
 	d := openDB(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	cfg := sampleConfig()
+	cfg := shortSample(sampleConfig())
 	cfg.Concurrency = 2
 	cfg.Progress = &cancelAfter{n: 1, cancel: cancel}
 	sum, err := New(src, d, cfg).Run(ctx)

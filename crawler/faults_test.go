@@ -54,7 +54,7 @@ func crawlFaultyBucket(t *testing.T, clean string, seed uint64) {
 	}
 	d := openDB(t)
 	var logs bytes.Buffer
-	cfg := sampleConfig()
+	cfg := shortSample(sampleConfig())
 	cfg.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// Runs that still could not be read are read again by the next
 	// crawl; with the retries, none should be left for it.

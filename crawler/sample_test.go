@@ -170,7 +170,7 @@ func dumpDB(t *testing.T, d *db.DB) string {
 }
 
 // cleanSample returns dumpDB of a crawl of the sample bucket from the
-// directory with sampleConfig; the crawl is made once for every test that
+// directory with shortSample(sampleConfig()); the crawl is made once for every test that
 // compares with it.
 func cleanSample(t *testing.T) string {
 	t.Helper()
@@ -180,7 +180,7 @@ func cleanSample(t *testing.T) string {
 			t.Fatal(err)
 		}
 		d := openDB(t)
-		if _, err := New(local, d, sampleConfig()).Run(t.Context()); err != nil {
+		if _, err := New(local, d, shortSample(sampleConfig())).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		cleanDump = dumpDB(t, d)
@@ -209,7 +209,7 @@ func TestSourcesGiveSameDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := openDB(t)
-	if _, err := New(remote, d2, sampleConfig()).Run(t.Context()); err != nil {
+	if _, err := New(remote, d2, shortSample(sampleConfig())).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	b := dumpDB(t, d2)

@@ -16,7 +16,7 @@ func TestShardsMergeToOneCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := openDB(t)
-	if _, err := New(src, whole, sampleConfig()).Run(t.Context()); err != nil {
+	if _, err := New(src, whole, shortSample(sampleConfig())).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	want := dumpDB(t, whole)
@@ -37,7 +37,7 @@ func TestShardsMergeToOneCrawl(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cfg := sampleConfig()
+				cfg := shortSample(sampleConfig())
 				cfg.Shard, cfg.Shards = i, n
 				sum, err := New(src, d, cfg).Run(t.Context())
 				if err != nil {
