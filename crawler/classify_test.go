@@ -55,7 +55,7 @@ func storedMatches(t *testing.T, d *db.DB, job string, id int64) []string {
 // stores in run_symptoms for that run, and downloads only the objects the
 // crawl downloaded for it.
 func TestClassifyRemoteEqualsCrawl(t *testing.T) {
-	e := newEmulator(t, "bucket", bucketObjects(t, sampleDir, "bucket"))
+	e := newEmulator(t, "bucket", shortObjects(t))
 	src, err := NewGCS(t.Context(), "gs://bucket", GCSOptions{})
 	if err != nil {
 		t.Fatal(err)

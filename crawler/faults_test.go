@@ -44,7 +44,7 @@ func TestCrawlSurvivesFaultyBucket(t *testing.T) {
 }
 
 func crawlFaultyBucket(t *testing.T, clean string, seed uint64) {
-	e := newEmulator(t, "bucket", bucketObjects(t, sampleDir, "bucket"))
+	e := newEmulator(t, "bucket", shortObjects(t))
 	e.setFaults(&faults{Seed: seed, Unavailable: 0.08, TooMany: 0.05, Reset: 0.05, Truncate: 0.07, Latency: 0.1, MaxDelay: 20 * time.Millisecond})
 	opts := fastRetries
 	opts.JSONReads = *faultJSON
