@@ -36,6 +36,9 @@ func emulate(t *testing.T, bucket, dir string, wrap func(http.Handler) http.Hand
 				return err
 			}
 			rel, _ := filepath.Rel(dir, p)
+			if dir == sampleBucket && !strings.Contains(rel, shortJob()) {
+				return nil // under -short, the sample's tests crawl one job
+			}
 			o := fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: bucket, Name: filepath.ToSlash(rel)}, Content: b}
 			if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
 				o.ContentEncoding = "gzip" // as Prow uploads logs
