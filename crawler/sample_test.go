@@ -245,14 +245,14 @@ func TestSourcesGiveSameDatabase(t *testing.T) {
 // reads no object of a stored run; a new run and a run that was pending are
 // picked up by the next one.
 func TestIncrementalCrawl(t *testing.T) {
-	e := newEmulator(t, "bucket", bucketObjects(t, sampleDir, "bucket"))
+	e := newEmulator(t, "bucket", shortObjects(t))
 	src, err := NewGCS(t.Context(), "gs://bucket", GCSOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := openDB(t)
 	now := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
-	cfg := sampleConfig()
+	cfg := shortSample(sampleConfig()) // the short jobs hold the pending run
 	cfg.Now = func() time.Time { return now }
 	if _, err := New(src, d, cfg).Run(t.Context()); err != nil {
 		t.Fatal(err)
