@@ -13,9 +13,8 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
-
-const bucket = "test-platform-results"
 
 // symptoms are the rules a planted crawl ran.
 var symptoms = []db.Symptom{
@@ -74,25 +73,7 @@ func newPlanter(t testing.TB, d *db.DB) *planter {
 // the symptoms.
 func (p *planter) run(j db.Job, result string, start time.Time, symptomIDs ...string) *db.Record {
 	p.build++
-	path := fmt.Sprintf("logs/%s/%d", j.Name, p.build)
-	rec := db.Record{
-		Job: j,
-		Run: db.Run{
-			BuildID: p.build, Bucket: bucket, Path: path,
-			URL:       "https://prow.ci.openshift.org/view/gs/" + bucket + "/" + path,
-			StartedAt: start, Result: result,
-			Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade,
-			FetchStatus: "complete",
-		},
-	}
-	if result != "pending" {
-		rec.Run.FinishedAt = start.Add(2 * time.Hour)
-	}
-	for _, id := range symptomIDs {
-		rec.Symptoms = append(rec.Symptoms, db.RunSymptom{SymptomID: id, Hits: 2,
-			File: "artifacts/e2e/gather-extra/pods/etcd.log", Line: 7, Excerpt: "dial tcp 10.0.61.114:2379: connect: connection refused",
-			At: start.Add(time.Hour)})
-	}
+	rec := benchdb.Record(j, p.build, result, start, symptomIDs...)
 	p.recs = append(p.recs, rec)
 	return &p.recs[len(p.recs)-1]
 }

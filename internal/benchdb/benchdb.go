@@ -107,25 +107,7 @@ func Generate(ctx context.Context, d *db.DB, n, tests int) error {
 			}
 		}
 		build++
-		path := fmt.Sprintf("logs/%s/%d", j.Name, build)
-		r := db.Record{
-			Job: j,
-			Run: db.Run{
-				BuildID: build, Bucket: bucket, Path: path,
-				URL:       "https://prow.ci.openshift.org/view/gs/" + bucket + "/" + path,
-				StartedAt: start, Result: result,
-				Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade,
-				FetchStatus: "complete",
-			},
-		}
-		if result != "pending" {
-			r.Run.FinishedAt = start.Add(2 * time.Hour)
-		}
-		for _, id := range shows {
-			r.Symptoms = append(r.Symptoms, db.RunSymptom{SymptomID: id, Hits: 2,
-				File: "artifacts/e2e/gather-extra/pods/etcd.log", Line: 7, Excerpt: "dial tcp 10.0.61.114:2379: connect: connection refused",
-				At: start.Add(time.Hour)})
-		}
+		r := Record(j, build, result, start, shows...)
 		if result != "pending" {
 			// Four backends of one backend-disruption file, as a run's
 			// e2e step writes them: mostly a second or two, more in a run
@@ -181,4 +163,30 @@ func Open(ctx context.Context, path string, n, tests int) (d *db.DB, generated b
 		return nil, false, errors.Join(err, d.Close())
 	}
 	return d, true, nil
+}
+
+// Record is a complete run of job j in the bucket: build id build, started
+// at start, two hours long unless pending, with the symptoms symptomIDs
+// matched an hour in, as the analysis' tests and benchmarks plant them.
+func Record(j db.Job, build int64, result string, start time.Time, symptomIDs ...string) db.Record {
+	path := fmt.Sprintf("logs/%s/%d", j.Name, build)
+	r := db.Record{
+		Job: j,
+		Run: db.Run{
+			BuildID: build, Bucket: bucket, Path: path,
+			URL:       "https://prow.ci.openshift.org/view/gs/" + bucket + "/" + path,
+			StartedAt: start, Result: result,
+			Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade,
+			FetchStatus: "complete",
+		},
+	}
+	if result != "pending" {
+		r.Run.FinishedAt = start.Add(2 * time.Hour)
+	}
+	for _, id := range symptomIDs {
+		r.Symptoms = append(r.Symptoms, db.RunSymptom{SymptomID: id, Hits: 2,
+			File: "artifacts/e2e/gather-extra/pods/etcd.log", Line: 7, Excerpt: "dial tcp 10.0.61.114:2379: connect: connection refused",
+			At: start.Add(time.Hour)})
+	}
+	return r
 }
