@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build test test-full lint check demo bench bench-engine fuzz fuzz-short deps testdata clean
+.PHONY: build test test-full lint check demo bench bench-engine fuzz fuzz-short deps testdata schema clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/prowcrawl
@@ -37,6 +37,12 @@ lint: deps
 	$(GO) run $(STATICCHECK) ./...
 
 check: lint test
+
+## schema: write db/schema.sql, the schema every migration makes, which a new
+## database gets in one step. Run it after adding a migration; a test fails
+## until then.
+schema:
+	$(GO) test -count=1 -run '^TestSchemaSnapshot$$' ./db -update-schema
 
 ## demo: crawl the bundled sample bucket into $(DB), show what is in it and
 ## what its failed runs share that no rule explains.

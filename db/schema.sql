@@ -1,0 +1,407 @@
+-- version 16
+-- The schema of every migration up to 0016_window_indexes, written by `make schema`; do not edit.
+
+CREATE TABLE jobs (
+	name         TEXT PRIMARY KEY,
+	type         TEXT,
+	release      TEXT,
+	from_release TEXT,
+	upgrade      TEXT,
+	platform     TEXT,
+	network      TEXT,
+	arch         TEXT
+, topology TEXT) STRICT;
+
+CREATE TABLE runs (
+	job           TEXT NOT NULL REFERENCES jobs (name),
+	build_id      INTEGER NOT NULL,
+	bucket        TEXT NOT NULL,
+	path          TEXT NOT NULL,
+	url           TEXT NOT NULL,
+	started_at    TEXT,
+	finished_at   TEXT,
+	result        TEXT NOT NULL CHECK (result IN ('success', 'failure', 'aborted', 'error', 'pending')),
+	release       TEXT,
+	from_release  TEXT,
+	upgrade       TEXT,
+	from_version  TEXT,
+	to_version    TEXT,
+	upgrade_state TEXT CHECK (upgrade_state IN ('Completed', 'Partial')),
+	tag           TEXT,
+	from_tag      TEXT,
+	pull          INTEGER,
+	fetch_status  TEXT NOT NULL CHECK (fetch_status IN ('complete', 'partial', 'error')),
+	fetch_error   TEXT,
+	objects_read  INTEGER NOT NULL DEFAULT 0,
+	bytes_read    INTEGER NOT NULL DEFAULT 0,
+	crawled_at    TEXT NOT NULL, upgrade_started INTEGER CHECK (upgrade_started IN (0, 1)), edge TEXT, variant TEXT, fetch_attempts INTEGER NOT NULL DEFAULT 0, given_up_at TEXT,
+	PRIMARY KEY (job, build_id)
+) STRICT;
+
+CREATE TABLE tests (
+	job        TEXT NOT NULL,
+	build_id   INTEGER NOT NULL,
+	suite      TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	status     TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'flake', 'skip')),
+	duration_s REAL,
+	message    TEXT,
+	PRIMARY KEY (job, build_id, suite, name),
+	FOREIGN KEY (job, build_id) REFERENCES runs (job, build_id) ON DELETE CASCADE
+) STRICT;
+
+CREATE TABLE symptoms (
+	id          TEXT PRIMARY KEY,
+	title       TEXT NOT NULL,
+	description TEXT,
+	bug         TEXT,
+	source      TEXT NOT NULL
+, active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1))) STRICT;
+
+CREATE TABLE run_symptoms (
+	job        TEXT NOT NULL,
+	build_id   INTEGER NOT NULL,
+	symptom_id TEXT NOT NULL REFERENCES symptoms (id),
+	hits       INTEGER NOT NULL,
+	file       TEXT,
+	line       INTEGER,
+	excerpt    TEXT,
+	at         TEXT, last_at TEXT, rule_hash TEXT,
+	PRIMARY KEY (job, build_id, symptom_id),
+	FOREIGN KEY (job, build_id) REFERENCES runs (job, build_id) ON DELETE CASCADE
+) STRICT;
+
+CREATE TABLE run_errors (
+	job      TEXT NOT NULL,
+	build_id INTEGER NOT NULL,
+	object   TEXT NOT NULL,
+	kind     TEXT NOT NULL CHECK (kind IN ('read', 'parse', 'size')),
+	message  TEXT NOT NULL,
+	FOREIGN KEY (job, build_id) REFERENCES runs (job, build_id) ON DELETE CASCADE
+) STRICT;
+
+CREATE TABLE crawl_cursors (
+	bucket     TEXT NOT NULL,
+	job        TEXT NOT NULL,
+	build_id   INTEGER NOT NULL,
+	started_at TEXT,
+	updated_at TEXT NOT NULL,
+	PRIMARY KEY (bucket, job)
+) STRICT;
+
+CREATE TABLE crawls (
+	id           INTEGER PRIMARY KEY,
+	started_at   TEXT NOT NULL,
+	finished_at  TEXT,
+	command      TEXT NOT NULL,
+	bucket       TEXT NOT NULL,
+	jobs         INTEGER,
+	new_runs     INTEGER,
+	updated_runs INTEGER,
+	pending      INTEGER,
+	errors       INTEGER,
+	objects_read INTEGER,
+	bytes_read   INTEGER,
+	status       TEXT
+) STRICT;
+
+CREATE TABLE test_counts (
+	job          TEXT NOT NULL,
+	release      TEXT NOT NULL,
+	from_release TEXT NOT NULL,
+	upgrade      TEXT NOT NULL,
+	suite        TEXT NOT NULL,
+	name         TEXT NOT NULL,
+	runs         INTEGER NOT NULL CHECK (runs >= 0),
+	failures     INTEGER NOT NULL CHECK (failures BETWEEN 0 AND runs),
+	flakes       INTEGER NOT NULL CHECK (flakes BETWEEN 0 AND runs - failures),
+	PRIMARY KEY (job, release, from_release, upgrade, suite, name)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE "symptom_verdicts" (
+	symptom_id      TEXT NOT NULL REFERENCES symptoms (id),
+	scope           TEXT NOT NULL CHECK (scope IN ('job', 'edge', 'variant', 'presubmit')),
+	scope_key       TEXT NOT NULL,
+	comparison      TEXT NOT NULL CHECK (comparison IN ('release', 'window')),
+	sample_label    TEXT NOT NULL,
+	basis_label     TEXT NOT NULL,
+	sample_runs     INTEGER NOT NULL CHECK (sample_runs >= 0),
+	sample_hits     INTEGER NOT NULL CHECK (sample_hits BETWEEN 0 AND sample_runs),
+	basis_runs      INTEGER NOT NULL CHECK (basis_runs >= 0),
+	basis_hits      INTEGER NOT NULL CHECK (basis_hits BETWEEN 0 AND basis_runs),
+	sample_rate     REAL CHECK (sample_rate BETWEEN 0 AND 1),
+	basis_rate      REAL CHECK (basis_rate BETWEEN 0 AND 1),
+	p_value         REAL CHECK (p_value BETWEEN 0 AND 1),
+	verdict         TEXT NOT NULL CHECK (verdict IN ('insufficient', 'none', 'regression', 'improved', 'persistent', 'new', 'flake')),
+	computed_at     TEXT NOT NULL,
+	sample_from     TEXT,
+	sample_to       TEXT,
+	basis_from      TEXT,
+	basis_to        TEXT,
+	sample_left_out INTEGER NOT NULL DEFAULT 0 CHECK (sample_left_out >= 0),
+	basis_left_out  INTEGER NOT NULL DEFAULT 0 CHECK (basis_left_out >= 0),
+	PRIMARY KEY (symptom_id, scope, scope_key, comparison),
+	CHECK (comparison = 'window' OR scope IN ('edge', 'variant'))
+) STRICT;
+
+CREATE TABLE "test_flake_rates" (
+	scope       TEXT NOT NULL CHECK (scope IN ('job', 'edge', 'variant', 'presubmit')),
+	scope_key   TEXT NOT NULL,
+	suite       TEXT NOT NULL,
+	name        TEXT NOT NULL,
+	runs        INTEGER NOT NULL CHECK (runs > 0),
+	failures    INTEGER NOT NULL CHECK (failures BETWEEN 0 AND runs),
+	flakes      INTEGER NOT NULL CHECK (flakes BETWEEN 0 AND runs - failures),
+	flake_rate  REAL NOT NULL CHECK (flake_rate BETWEEN 0 AND 1),
+	computed_at TEXT NOT NULL,
+	PRIMARY KEY (scope, scope_key, suite, name)
+) STRICT;
+
+CREATE TABLE run_disruptions (
+	job          TEXT NOT NULL,
+	build_id     INTEGER NOT NULL,
+	file         TEXT NOT NULL,
+	backend      TEXT NOT NULL,
+	backend_name TEXT,
+	connection   TEXT CHECK (connection IN ('new', 'reused')),
+	disrupted_s  REAL CHECK (disrupted_s >= 0),
+	source       TEXT NOT NULL CHECK (source IN ('backend-disruption', 'events')),
+	PRIMARY KEY (job, build_id, file, backend),
+	FOREIGN KEY (job, build_id) REFERENCES runs (job, build_id) ON DELETE CASCADE
+) STRICT;
+
+CREATE TABLE analyses (
+	id          INTEGER PRIMARY KEY,
+	computed_at TEXT NOT NULL,
+	as_of       TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE regressions (
+	symptom_id    TEXT NOT NULL REFERENCES symptoms (id),
+	scope         TEXT NOT NULL,
+	scope_key     TEXT NOT NULL,
+	status        TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+	comparison    TEXT NOT NULL CHECK (comparison IN ('release', 'window')),
+	opened_at     TEXT NOT NULL,
+	reopened_at   TEXT,
+	reopened      INTEGER NOT NULL DEFAULT 0 CHECK (reopened >= 0),
+	closed_at     TEXT,
+	last_seen_at  TEXT NOT NULL,
+	first_run     TEXT,
+	first_run_url TEXT,
+	sample_label  TEXT NOT NULL,
+	sample_runs   INTEGER NOT NULL,
+	sample_hits   INTEGER NOT NULL,
+	basis_label   TEXT NOT NULL,
+	basis_runs    INTEGER NOT NULL,
+	basis_hits    INTEGER NOT NULL,
+	p_value       REAL CHECK (p_value BETWEEN 0 AND 1),
+	PRIMARY KEY (symptom_id, scope, scope_key),
+	CHECK ((status = 'closed') = (closed_at IS NOT NULL))
+) STRICT;
+
+CREATE TABLE regression_changes (
+	analysis_id INTEGER NOT NULL REFERENCES analyses (id),
+	symptom_id  TEXT NOT NULL,
+	scope       TEXT NOT NULL,
+	scope_key   TEXT NOT NULL,
+	change      TEXT NOT NULL CHECK (change IN ('opened', 'reopened', 'closed')),
+	at          TEXT NOT NULL,
+	PRIMARY KEY (analysis_id, symptom_id, scope, scope_key)
+) STRICT;
+
+CREATE TABLE disruption_stats (
+	backend       TEXT NOT NULL,
+	scope         TEXT NOT NULL,
+	scope_key     TEXT NOT NULL,
+	comparison    TEXT NOT NULL CHECK (comparison IN ('release', 'window')),
+	sample_label  TEXT NOT NULL,
+	basis_label   TEXT NOT NULL,
+	sample_runs   INTEGER NOT NULL CHECK (sample_runs >= 0),
+	sample_median REAL,
+	sample_p95    REAL,
+	sample_max    REAL,
+	basis_runs    INTEGER NOT NULL CHECK (basis_runs >= 0),
+	basis_median  REAL,
+	basis_p95     REAL,
+	basis_max     REAL,
+	p95_delta_s   REAL,
+	verdict       TEXT NOT NULL CHECK (verdict IN ('insufficient', 'ok', 'worse')),
+	computed_at   TEXT NOT NULL,
+	PRIMARY KEY (backend, scope, scope_key, comparison)
+) STRICT;
+
+CREATE INDEX runs_started_at ON runs (started_at);
+
+CREATE INDEX runs_result ON runs (result);
+
+CREATE INDEX runs_release ON runs (release, from_release);
+
+CREATE INDEX runs_bucket_job ON runs (bucket, job, build_id);
+
+CREATE INDEX tests_name_status ON tests (name, status);
+
+CREATE INDEX run_errors_run ON run_errors (job, build_id);
+
+CREATE INDEX run_symptoms_run ON run_symptoms (job, build_id);
+
+CREATE INDEX run_symptoms_symptom_run ON run_symptoms (symptom_id, job, build_id);
+
+CREATE INDEX runs_edge ON runs (edge, started_at, build_id, result, upgrade_started);
+
+CREATE INDEX runs_analysis ON runs (job, release, from_release, upgrade, upgrade_started, result, started_at);
+
+CREATE INDEX runs_key ON runs (job, build_id, result, started_at, release, from_release, upgrade, upgrade_started, edge, variant);
+
+CREATE INDEX symptom_verdicts_verdict ON symptom_verdicts (verdict, computed_at);
+
+CREATE INDEX symptom_verdicts_scope ON symptom_verdicts (scope, scope_key);
+
+CREATE INDEX test_flake_rates_name ON test_flake_rates (name, scope);
+
+CREATE INDEX run_disruptions_backend ON run_disruptions (backend, job, build_id, disrupted_s);
+
+CREATE INDEX regressions_status ON regressions (status, opened_at);
+
+CREATE INDEX regression_changes_at ON regression_changes (at);
+
+CREATE INDEX runs_partial ON runs (url, from_version, to_version) WHERE upgrade_state = 'Partial';
+
+CREATE INDEX runs_not_started ON runs (job, build_id, result, url) WHERE upgrade_started = 0;
+
+CREATE INDEX runs_window ON runs (started_at, result, upgrade_started, job, build_id,
+	release, from_release, upgrade, edge, from_version);
+
+CREATE INDEX run_disruptions_run ON run_disruptions (job, build_id, backend, disrupted_s);
+
+CREATE VIEW v_regressions AS
+SELECT v.symptom_id, s.title, s.bug, v.scope, v.scope_key, v.comparison, v.verdict,
+	v.sample_label, v.sample_runs, v.sample_hits, v.sample_rate,
+	v.basis_label, v.basis_runs, v.basis_hits, v.basis_rate,
+	round(100 * (v.sample_rate - coalesce(v.basis_rate, 0)), 1) AS delta_points,
+	v.p_value, v.computed_at, v.sample_from, v.sample_to, v.basis_from, v.basis_to,
+	v.sample_left_out, v.basis_left_out
+FROM symptom_verdicts v JOIN symptoms s ON s.id = v.symptom_id
+WHERE v.verdict IN ('regression', 'new')
+ORDER BY v.computed_at DESC, v.verdict = 'new', v.p_value, v.symptom_id, v.scope, v.scope_key, v.comparison;
+
+CREATE VIEW v_scoped_runs AS
+SELECT CASE WHEN j.type = 'presubmit' THEN 'presubmit' ELSE 'job' END AS scope, r.job AS scope_key,
+	r.job, r.build_id, r.result, r.started_at
+FROM runs r JOIN jobs j ON j.name = r.job
+WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0
+UNION ALL
+SELECT 'edge', r.edge, r.job, r.build_id, r.result, r.started_at
+FROM runs r
+WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.edge IS NOT NULL
+UNION ALL
+SELECT 'variant', r.variant, r.job, r.build_id, r.result, r.started_at
+FROM runs r
+WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.variant IS NOT NULL;
+
+CREATE VIEW v_symptom_rates AS
+SELECT y.id AS symptom, 'job' AS scope, t.scope_key, t.finished_runs,
+	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
+	coalesce(h.runs_with - h.failed_with, 0) AS passed_with,
+	CASE WHEN t.finished_runs > 0 THEN coalesce(h.runs_with, 0) * 1.0 / t.finished_runs END AS rate,
+	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures,
+	t.left_out
+FROM (
+	SELECT r.job AS scope_key, sum(r.upgrade_started IS NOT 0) AS finished_runs,
+		sum(r.upgrade_started IS NOT 0 AND r.result <> 'success') AS failed_runs, sum(r.upgrade_started IS 0) AS left_out
+	FROM runs r INDEXED BY runs_analysis
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.job IS NOT NULL
+	GROUP BY 1
+) t
+JOIN jobs j ON j.name = t.scope_key AND j.type IS NOT 'presubmit'
+JOIN symptoms y ON y.active = 1
+LEFT JOIN (
+	SELECT rs.symptom_id, r.job AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
+	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.job IS NOT NULL
+	GROUP BY 1, 2
+) h ON h.symptom_id = y.id AND h.scope_key = t.scope_key
+UNION ALL
+SELECT y.id AS symptom, 'presubmit' AS scope, t.scope_key, t.finished_runs,
+	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
+	coalesce(h.runs_with - h.failed_with, 0) AS passed_with,
+	CASE WHEN t.finished_runs > 0 THEN coalesce(h.runs_with, 0) * 1.0 / t.finished_runs END AS rate,
+	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures,
+	t.left_out
+FROM (
+	SELECT r.job AS scope_key, sum(r.upgrade_started IS NOT 0) AS finished_runs,
+		sum(r.upgrade_started IS NOT 0 AND r.result <> 'success') AS failed_runs, sum(r.upgrade_started IS 0) AS left_out
+	FROM runs r INDEXED BY runs_analysis
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.job IS NOT NULL
+	GROUP BY 1
+) t
+JOIN jobs j ON j.name = t.scope_key AND j.type = 'presubmit'
+JOIN symptoms y ON y.active = 1
+LEFT JOIN (
+	SELECT rs.symptom_id, r.job AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
+	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.job IS NOT NULL
+	GROUP BY 1, 2
+) h ON h.symptom_id = y.id AND h.scope_key = t.scope_key
+UNION ALL
+SELECT y.id AS symptom, 'edge' AS scope, t.scope_key, t.finished_runs,
+	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
+	coalesce(h.runs_with - h.failed_with, 0) AS passed_with,
+	CASE WHEN t.finished_runs > 0 THEN coalesce(h.runs_with, 0) * 1.0 / t.finished_runs END AS rate,
+	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures,
+	t.left_out
+FROM (
+	SELECT r.edge AS scope_key, sum(r.upgrade_started IS NOT 0) AS finished_runs,
+		sum(r.upgrade_started IS NOT 0 AND r.result <> 'success') AS failed_runs, sum(r.upgrade_started IS 0) AS left_out
+	FROM runs r INDEXED BY runs_edge
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.edge IS NOT NULL
+	GROUP BY 1
+) t
+JOIN symptoms y ON y.active = 1
+LEFT JOIN (
+	SELECT rs.symptom_id, r.edge AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
+	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.edge IS NOT NULL
+	GROUP BY 1, 2
+) h ON h.symptom_id = y.id AND h.scope_key = t.scope_key
+UNION ALL
+SELECT y.id AS symptom, 'variant' AS scope, t.scope_key, t.finished_runs,
+	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
+	coalesce(h.runs_with - h.failed_with, 0) AS passed_with,
+	CASE WHEN t.finished_runs > 0 THEN coalesce(h.runs_with, 0) * 1.0 / t.finished_runs END AS rate,
+	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures,
+	t.left_out
+FROM (
+	SELECT r.variant AS scope_key, sum(r.upgrade_started IS NOT 0) AS finished_runs,
+		sum(r.upgrade_started IS NOT 0 AND r.result <> 'success') AS failed_runs, sum(r.upgrade_started IS 0) AS left_out
+	FROM runs r INDEXED BY runs_key
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.variant IS NOT NULL
+	GROUP BY 1
+) t
+JOIN symptoms y ON y.active = 1
+LEFT JOIN (
+	SELECT rs.symptom_id, r.variant AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
+	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
+	WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.variant IS NOT NULL
+	GROUP BY 1, 2
+) h ON h.symptom_id = y.id AND h.scope_key = t.scope_key;
+
+CREATE VIEW v_run_symptoms AS
+SELECT r.job, r.build_id, r.url, r.result, r.started_at, r.edge, j.platform, j.network,
+	rs.symptom_id, rs.hits, rs.file, rs.line, rs.excerpt, rs.at, j.arch, r.variant, j.topology,
+	r.upgrade_started, j.type, rs.last_at,
+	round((julianday(rs.last_at) - julianday(rs.at)) * 86400, 3) AS duration_s,
+	r.finished_at, r.upgrade_state
+FROM run_symptoms rs
+JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
+JOIN jobs j ON j.name = r.job;
+
+CREATE VIEW v_disruption AS
+SELECT r.job, r.build_id, r.url, r.result, r.started_at, r.edge, j.platform, j.network, j.arch,
+	r.from_version, r.to_version, r.upgrade_state,
+	d.backend, d.backend_name, d.connection, count(*) AS files, sum(d.disrupted_s) AS disrupted_s,
+	r.variant, j.topology, j.type, r.upgrade_started
+FROM run_disruptions d
+JOIN runs r ON r.job = d.job AND r.build_id = d.build_id
+JOIN jobs j ON j.name = r.job
+GROUP BY d.job, d.build_id, d.backend;
