@@ -115,21 +115,8 @@ func TestWindowCopiesFollowWriters(t *testing.T) {
 // TestWindowCopiesMigration opens databases stored before the copies
 // existed: the migration fills them for every row.
 func TestWindowCopiesMigration(t *testing.T) {
-	// Before 0005 (no disruption table yet): the copies of the symptoms'
-	// rows are filled after the derivations of 0005 moved the runs.
-	src := anStore(t)
-	path := filepath.Join(t.TempDir(), "old.db")
-	oldDatabase(t, src, path, 4)
-	d := openAt(t, path)
-	if stale := queryStrings(t, d.db, staleCopies); len(stale) > 0 {
-		t.Errorf("after the migration from version 4, stale copies:\n  %s", strings.Join(stale, "\n  "))
-	}
-	if n := len(queryStrings(t, d.db, `SELECT 1 FROM run_symptoms WHERE run_started_at IS NOT NULL`)); n != count(t, d, "run_symptoms") || n == 0 {
-		t.Errorf("%d of %d symptom rows have their run's start", n, count(t, d, "run_symptoms"))
-	}
-
-	// Version 16, with disruption rows.
-	path = filepath.Join(t.TempDir(), "v16.db")
+	// Version 16, with symptom and disruption rows.
+	path := filepath.Join(t.TempDir(), "v16.db")
 	old, err := OpenAtVersion(t.Context(), path, 16)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +135,7 @@ VALUES ('j-upgrade', 1, 'f', 'kube-api-new-connections', 2, 'backend-disruption'
 	if err := old.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d = openAt(t, path)
+	d := openAt(t, path)
 	checkCopies(t, d, "after the migration from version 16")
 	if got := queryStrings(t, d.db, `SELECT run_started_at || ' ' || run_result || ' ' || coalesce(run_upgrade_started, 'NULL') FROM run_disruptions ORDER BY build_id`); strings.Join(got, ", ") != "2026-11-01T10:00:00Z failure NULL, 2026-11-03T10:00:00Z success 0" {
 		t.Errorf("copies after the migration: %q", got)
