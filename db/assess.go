@@ -27,11 +27,11 @@ type SymptomRun struct {
 // rates (finished, their upgrade begun or not known not to have, of a job
 // that is no presubmit), oldest first.
 func (d *DB) SymptomRuns(ctx context.Context, symptom string, b Bounds) ([]SymptomRun, error) {
-	// The window's rows of the symptom from run_symptoms_window (the
+	// The window's rows of the symptom from run_symptoms_days (the
 	// copies of their runs' columns say which count); only those runs are
 	// looked up.
 	c := onCopies("rs")
-	cond, args, err := b.whereOn(c)
+	cond, args, err := b.whereDays(c)
 	if err != nil {
 		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
 	}
@@ -39,7 +39,7 @@ func (d *DB) SymptomRuns(ctx context.Context, symptom string, b Bounds) ([]Sympt
 	coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
 	coalesce(r.from_version, ''), coalesce(r.to_version, ''), coalesce(r.upgrade_state, ''),
 	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), rs.at, rs.last_at
-FROM run_symptoms rs INDEXED BY run_symptoms_window
+FROM run_symptoms rs INDEXED BY run_symptoms_days
 CROSS JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
 CROSS JOIN jobs j ON j.name = r.job
 WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND j.type IS NOT 'presubmit'`+cond+`
@@ -83,29 +83,34 @@ type EdgeFromVersion struct {
 
 // EdgeFromVersions counts, for every edge, platform and from-version, the
 // runs within b that rates count, and those showing symptom. The runs come
-// from runs_window, which covers what is read of them; those showing the
-// symptom from run_symptoms_window, each of them looked up (for its edge
-// and from-version), not each run of the window.
+// from runs_days, which covers what is read of them, grouped by day as it
+// is read (no sort of the window's runs); those showing the symptom from
+// run_symptoms_days, each of them looked up (for its edge and
+// from-version), not each run of the window.
 func (d *DB) EdgeFromVersions(ctx context.Context, symptom string, b Bounds) ([]EdgeFromVersion, error) {
-	cond, args, err := b.where()
+	cond, args, err := b.whereDays(onRuns("r"))
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
 	c := onCopies("rs")
-	hitCond, hitArgs, err := b.whereOn(c)
+	hitCond, hitArgs, err := b.whereDays(c)
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
 	const key = `coalesce(r.edge, '') AS edge, coalesce(r.release, '') AS release, coalesce(r.from_release, '') AS from_release,
 	coalesce(r.upgrade, '') AS upgrade, coalesce(j.platform, '') AS platform, coalesce(r.from_version, '') AS from_version`
 	rows, err := d.db.QueryContext(ctx, `WITH w AS (
-	SELECT `+key+`, count(*) AS runs
-	FROM runs r INDEXED BY runs_window CROSS JOIN jobs j ON j.name = r.job
-	WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
+	SELECT `+key+`, sum(r.runs) AS runs
+	FROM (
+		SELECT r.job, r.release, r.from_release, r.upgrade, r.from_version, r.edge, count(*) AS runs
+		FROM runs r INDEXED BY runs_days
+		WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
+		GROUP BY substr(r.started_at, 1, 10), r.job, r.release, r.from_release, r.upgrade, r.from_version, r.edge
+	) r CROSS JOIN jobs j ON j.name = r.job
 	GROUP BY 1, 2, 3, 4, 5, 6
 ), h AS (
 	SELECT `+key+`, count(*) AS runs
-	FROM run_symptoms rs INDEXED BY run_symptoms_window
+	FROM run_symptoms rs INDEXED BY run_symptoms_days
 	CROSS JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
 	CROSS JOIN jobs j ON j.name = r.job
 	WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND r.edge IS NOT NULL`+hitCond+`
@@ -148,12 +153,12 @@ type TestFailedWith struct {
 // show symptom and count in its rates, the most often first, at most limit.
 func (d *DB) TestsFailedWith(ctx context.Context, symptom string, b Bounds, limit int) ([]TestFailedWith, error) {
 	c := onCopies("rs")
-	cond, args, err := b.whereOn(c)
+	cond, args, err := b.whereDays(c)
 	if err != nil {
 		return nil, fmt.Errorf("tests failed with %s: %w", symptom, err)
 	}
 	rows, err := d.db.QueryContext(ctx, `SELECT t.suite, t.name, count(*)
-FROM run_symptoms rs INDEXED BY run_symptoms_window
+FROM run_symptoms rs INDEXED BY run_symptoms_days
 CROSS JOIN jobs j ON j.name = rs.job
 CROSS JOIN tests t ON t.job = rs.job AND t.build_id = rs.build_id
 WHERE rs.symptom_id = ? AND t.status = 'fail' AND `+c.counted()+` AND `+c.started()+` AND j.type IS NOT 'presubmit'`+cond+`

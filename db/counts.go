@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -175,42 +174,36 @@ func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCoun
 
 	// The plans are fixed (INDEXED BY, CROSS JOIN keeps the order written):
 	// without statistics, SQLite would pick runs_result and read the wide
-	// rows of the table, ten times slower. The runs are grouped before the
-	// join with jobs: one lookup per group, not per run.
-	const inSample = `r.started_at > ?1 AND r.started_at <= ?2`
-	const inBasis = `r.started_at > ?3 AND r.started_at <= ?4`
-	// A window's runs are one range of runs_window, which covers what is
-	// read of them (and is sorted for the grouping); every run, or the runs
-	// of some jobs, are read from runs_analysis in the grouping's order.
-	runsIndex := "runs_analysis"
+	// rows of the table, ten times slower.
 	if o.Bounds.timed() {
-		runsIndex = "runs_window"
-	}
-	// The symptoms' matches are counted from the copies of their runs'
-	// columns (migration 0017), in run_symptoms_window: one range of it per
-	// symptom for a window, and no run looked up.
-	rs := onCopies("rs")
-	hitBound, hitArgs, err := o.Bounds.whereOn(rs)
-	if err != nil {
-		return c, fmt.Errorf("analysis counts: %w", err)
-	}
-	hitWindowArgs := append(slices.Clone(args[:4]), hitArgs...)
-	c.Runs, err = queryList(ctx, tx, func(rows *sql.Rows) (RunGroup, error) {
-		var g RunGroup
-		var first, last sql.NullString
-		if err := rows.Scan(&g.Job, &g.Release, &g.FromRelease, &g.Upgrade,
-			&g.Platform, &g.Network, &g.Arch, &g.Topology, &g.Type,
-			&g.Runs, &g.Failed, &g.Sample, &g.Basis, &g.LeftOut, &g.SampleLeftOut, &g.BasisLeftOut,
-			&first, &last); err != nil {
-			return g, err
+		// A window: its days of runs_days, grouped by day, job and edge
+		// in the index's order (no sort), summed here into the window's
+		// groups and weeks.
+		if err := c.windowRuns(ctx, tx, o); err != nil {
+			return c, fmt.Errorf("run counts: %w", err)
 		}
-		var err error
-		if g.First, err = parseTime(first); err != nil {
+	} else {
+		// Every run, or the runs of some jobs: runs_analysis is read in
+		// the order of the grouping, and covers it. The runs are grouped
+		// before the join with jobs: one lookup per group, not per run.
+		const inSample = `r.started_at > ?1 AND r.started_at <= ?2`
+		const inBasis = `r.started_at > ?3 AND r.started_at <= ?4`
+		c.Runs, err = queryList(ctx, tx, func(rows *sql.Rows) (RunGroup, error) {
+			var g RunGroup
+			var first, last sql.NullString
+			if err := rows.Scan(&g.Job, &g.Release, &g.FromRelease, &g.Upgrade,
+				&g.Platform, &g.Network, &g.Arch, &g.Topology, &g.Type,
+				&g.Runs, &g.Failed, &g.Sample, &g.Basis, &g.LeftOut, &g.SampleLeftOut, &g.BasisLeftOut,
+				&first, &last); err != nil {
+				return g, err
+			}
+			var err error
+			if g.First, err = parseTime(first); err != nil {
+				return g, err
+			}
+			g.Last, err = parseTime(last)
 			return g, err
-		}
-		g.Last, err = parseTime(last)
-		return g, err
-	}, `SELECT g.job, g.release, g.from_release, g.upgrade,
+		}, `SELECT g.job, g.release, g.from_release, g.upgrade,
 	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.type, ''),
 	g.runs, g.failed, g.sample, g.basis, g.left_out, g.sample_left_out, g.basis_left_out, g.first, g.last
 FROM (
@@ -225,64 +218,34 @@ FROM (
 		count(CASE WHEN r.upgrade_started = 0 AND `+inBasis+` THEN 1 END) AS basis_left_out,
 		min(CASE WHEN `+startedRun+` THEN r.started_at END) AS first,
 		max(CASE WHEN `+startedRun+` THEN r.started_at END) AS last
-	FROM runs r INDEXED BY `+runsIndex+`
+	FROM runs r INDEXED BY runs_analysis
 	WHERE `+countedRun+bound+`
 	GROUP BY r.job, r.release, r.from_release, r.upgrade
 ) g JOIN jobs j ON j.name = g.job
 ORDER BY 1, 2, 3, 4`, args...)
-	if err != nil {
-		return c, fmt.Errorf("run counts: %w", err)
-	}
-
-	c.Hits, err = queryList(ctx, tx, func(rows *sql.Rows) (SymptomGroup, error) {
-		var g SymptomGroup
-		return g, rows.Scan(&g.Symptom, &g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.Runs, &g.Failed, &g.Sample, &g.Basis)
-	}, `SELECT rs.symptom_id, rs.job, `+rs.edge()+`,
-	count(*),
-	count(CASE WHEN `+rs.result+` <> 'success' THEN 1 END),
-	count(CASE WHEN `+rs.in("?1", "?2")+` THEN 1 END),
-	count(CASE WHEN `+rs.in("?3", "?4")+` THEN 1 END)
-FROM symptoms s
-CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_window ON rs.symptom_id = s.id
-WHERE s.active = 1 AND `+rs.counted()+` AND `+rs.started()+hitBound+`
-GROUP BY rs.symptom_id, rs.job, `+rs.release+`, `+rs.fromRelease+`, `+rs.upgrade+`
-ORDER BY 1, 2, 3, 4, 5`, hitWindowArgs...)
-	if err != nil {
-		return c, fmt.Errorf("symptom counts: %w", err)
-	}
-
-	if o.Weeks {
-		scanWeek := func(rows *sql.Rows) (WeekGroup, error) {
-			var g WeekGroup
-			var monday string
-			if err := rows.Scan(&g.Symptom, &g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.Week, &monday, &g.Runs); err != nil {
-				return g, err
-			}
-			var err error
-			g.Monday, err = time.Parse(time.DateOnly, monday)
-			return g, err
+		if err != nil {
+			return c, fmt.Errorf("run counts: %w", err)
 		}
-		week := weekOf("r.started_at")
-		runs, err := queryList(ctx, tx, scanWeek, `SELECT '', r.job, coalesce(r.release, ''), coalesce(r.from_release, ''),
+		if o.Weeks {
+			week := weekOf("r.started_at")
+			runs, err := queryList(ctx, tx, scanWeek, `SELECT '', r.job, coalesce(r.release, ''), coalesce(r.from_release, ''),
 	coalesce(r.upgrade, ''), `+week+`, count(*)
-FROM runs r INDEXED BY `+runsIndex+`
+FROM runs r INDEXED BY runs_analysis
 WHERE `+countedRun+` AND `+startedRun+` AND r.started_at IS NOT NULL`+bound+`
 GROUP BY 2, 3, 4, 5, 6
 ORDER BY 2, 3, 4, 5, 6`, boundArgs...)
-		if err != nil {
-			return c, fmt.Errorf("weekly counts: %w", err)
+			if err != nil {
+				return c, fmt.Errorf("weekly counts: %w", err)
+			}
+			c.Weeks = runs
 		}
-		hits, err := queryList(ctx, tx, scanWeek, `SELECT rs.symptom_id, rs.job, `+rs.edge()+`,
-	`+weekOf(rs.startedAt)+`, count(*)
-FROM symptoms s
-CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_window ON rs.symptom_id = s.id
-WHERE s.active = 1 AND `+rs.counted()+` AND `+rs.started()+` AND `+rs.startedAt+` IS NOT NULL`+hitBound+`
-GROUP BY 1, 2, 3, 4, 5, 6
-ORDER BY 1, 2, 3, 4, 5, 6`, hitArgs...)
-		if err != nil {
-			return c, fmt.Errorf("weekly symptom counts: %w", err)
-		}
-		c.Weeks = append(runs, hits...)
+	}
+	// The symptoms' matches are counted from the copies of their runs'
+	// columns (migration 0017) in run_symptoms_days (0019): for each
+	// symptom, the window's days of it (or all of it), grouped by day, job
+	// and edge in its order, and summed here; no run is looked up.
+	if err := c.symptomDays(ctx, tx, o); err != nil {
+		return c, fmt.Errorf("symptom counts: %w", err)
 	}
 
 	if !o.Tests {

@@ -1,5 +1,5 @@
--- version 17
--- The schema of every migration up to 0017_window_copies, written by `make schema`; do not edit.
+-- version 19
+-- The schema of every migration up to 0019_window_days, written by `make schema`; do not edit.
 
 CREATE TABLE jobs (
 	name         TEXT PRIMARY KEY,
@@ -269,14 +269,14 @@ CREATE INDEX runs_partial ON runs (url, from_version, to_version) WHERE upgrade_
 
 CREATE INDEX runs_not_started ON runs (job, build_id, result, url) WHERE upgrade_started = 0;
 
-CREATE INDEX runs_window ON runs (started_at, result, upgrade_started, job, build_id,
-	release, from_release, upgrade, edge, from_version);
-
-CREATE INDEX run_symptoms_window ON run_symptoms (symptom_id, run_started_at, run_result, run_upgrade_started,
-	job, build_id, run_release, run_from_release, run_upgrade);
-
 CREATE INDEX run_disruptions_window ON run_disruptions (run_started_at, run_result, run_upgrade_started,
 	job, build_id, backend, disrupted_s, run_release, run_from_release, run_upgrade);
+
+CREATE INDEX runs_days ON runs (substr(started_at, 1, 10), job, release, from_release, upgrade, from_version,
+	result, upgrade_started, started_at, edge);
+
+CREATE INDEX run_symptoms_days ON run_symptoms (symptom_id, substr(run_started_at, 1, 10), job, run_release, run_from_release, run_upgrade,
+	run_result, run_upgrade_started, run_started_at, build_id);
 
 CREATE VIEW v_regressions AS
 SELECT v.symptom_id, s.title, s.bug, v.scope, v.scope_key, v.comparison, v.verdict,

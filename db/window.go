@@ -1,6 +1,9 @@
 package db
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // A window's rows are counted from indexes in window order (migration
 // 0017): run_symptoms and run_disruptions carry copies of the columns of
@@ -56,6 +59,24 @@ func (c runCols) in(from, to string) string {
 // indexes in window order serve.
 func (b Bounds) timed() bool {
 	return !b.Since.IsZero() || !b.Until.IsZero()
+}
+
+// day is the day of the run's start, as the indexes in window order
+// (runs_days, run_symptoms_days: migration 0019) begin with it.
+func (c runCols) day() string { return `substr(` + c.startedAt + `, 1, 10)` }
+
+// whereDays is whereOn with the days of b's times, so that a window is
+// read as the range of its days of an index that begins with the day.
+func (b Bounds) whereDays(c runCols) (string, []any, error) {
+	var w where
+	if !b.Since.IsZero() {
+		w.add(c.day()+` >= ?`, b.Since.UTC().Format(time.DateOnly))
+	}
+	if !b.Until.IsZero() {
+		w.add(c.day()+` <= ?`, b.Until.UTC().Format(time.DateOnly))
+	}
+	cond, args, err := b.whereOn(c)
+	return w.sql() + cond, append(w.args, args...), err
 }
 
 // whereOn is the SQL condition of b on the run columns c, with its

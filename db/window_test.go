@@ -151,10 +151,17 @@ func TestWindowPlans(t *testing.T) {
 		want  []string
 		not   []string
 	}{
-		{`SELECT rs.symptom_id, count(*) FROM symptoms s CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_window ON rs.symptom_id = s.id
-WHERE s.active = 1 AND rs.run_result IN ('success', 'failure', 'error') AND rs.run_upgrade_started IS NOT 0 AND rs.run_started_at >= '2026-01-01T00:00:00Z'
-GROUP BY rs.symptom_id, rs.job, rs.run_release, rs.run_from_release, rs.run_upgrade`,
-			[]string{"COVERING INDEX run_symptoms_window (symptom_id=? AND run_started_at>?)"}, []string{"runs"}},
+		// A window's symptom rows and runs, grouped by day, job and edge as
+		// they are read: no sort, no run looked up.
+		{`SELECT s.id, rs.job, count(*) FROM symptoms s CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_days ON rs.symptom_id = s.id
+WHERE s.active = 1 AND rs.run_result IN ('success', 'failure', 'error') AND rs.run_upgrade_started IS NOT 0
+	AND substr(rs.run_started_at, 1, 10) >= '2026-01-01' AND rs.run_started_at >= '2026-01-01T12:00:00Z'
+GROUP BY s.id, substr(rs.run_started_at, 1, 10), rs.job, rs.run_release, rs.run_from_release, rs.run_upgrade`,
+			[]string{"COVERING INDEX run_symptoms_days (symptom_id=? AND <expr>>?)"}, []string{"runs", "TEMP B-TREE"}},
+		{`SELECT r.job, count(*), min(r.started_at) FROM runs r INDEXED BY runs_days
+WHERE r.result IN ('success', 'failure', 'error') AND substr(r.started_at, 1, 10) >= '2026-01-01' AND r.started_at >= '2026-01-01T12:00:00Z'
+GROUP BY substr(r.started_at, 1, 10), r.job, r.release, r.from_release, r.upgrade`,
+			[]string{"COVERING INDEX runs_days (<expr>>?)"}, []string{"TEMP B-TREE"}},
 		{`SELECT d.backend, d.job, d.build_id, d.run_started_at, d.disrupted_s FROM run_disruptions d INDEXED BY run_disruptions_window
 WHERE d.run_result IN ('success', 'failure', 'error') AND d.run_upgrade_started IS NOT 0 AND d.run_started_at >= '2026-01-01T00:00:00Z'`,
 			[]string{"COVERING INDEX run_disruptions_window (run_started_at>?)"}, []string{"TEMP B-TREE", "runs"}},
