@@ -67,12 +67,12 @@ type Query struct {
 	// Disruption also compares each key's disruption with its basis, for
 	// the runs within Bounds (Result.Disruption).
 	Disruption bool
-	// EachDisruption, when set with Disruption, is called with every
-	// counted run's disruption of each backend that the comparison reads
-	// (NaN seconds included), and the run's edge ("" for a presubmit or an
-	// unknown release): what else a page needs of the runs' disruption
-	// comes from the same read.
-	EachDisruption func(t db.RunDisruptionTotal, edge string)
+	// EachDisruption, when set with Disruption, is called with the counted
+	// runs' disruption that the comparison reads, a cell of runs of one
+	// job, edge and total of a backend at a time (NaN seconds included),
+	// and their edge ("" for a presubmit or an unknown release): what else
+	// a page needs of the runs' disruption comes from the same read.
+	EachDisruption func(c db.DisruptionCell, edge string)
 }
 
 // Result is a computed analysis: every number a page shows, from one read

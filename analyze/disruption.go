@@ -17,13 +17,19 @@ type side struct {
 	first, last time.Time
 }
 
-func (s *side) add(v float64, at time.Time) {
-	s.values = append(s.values, v)
-	if s.first.IsZero() || at.Before(s.first) {
-		s.first = at
+// add adds n runs of v seconds, started from first to last.
+func (s *side) add(v float64, n int, first, last time.Time) {
+	if n == 0 {
+		return
 	}
-	if at.After(s.last) {
-		s.last = at
+	for range n {
+		s.values = append(s.values, v)
+	}
+	if s.first.IsZero() || first.Before(s.first) {
+		s.first = first
+	}
+	if last.After(s.last) {
+		s.last = last
 	}
 }
 
@@ -46,12 +52,13 @@ type backendKey struct {
 // the edges' rows (for their charts); each (when set) is called with every
 // total read and its edge.
 func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s scopeCounts, w windows, b db.Bounds, opts Options, keep bool,
-	each func(db.RunDisruptionTotal, string)) ([]db.DisruptionStat, error) {
+	each func(db.DisruptionCell, string)) ([]db.DisruptionStat, error) {
 	jobs := jobAttrs(c)
 	var out []db.DisruptionStat
 	// Every run's totals come backend by backend, and a backend's keys are
-	// compared when the next begins; a window's come run by run, and are
-	// compared at the end.
+	// compared when the next begins; a window's come as the runs of each
+	// distinct total by day (db.DisruptionCells), and are compared at the
+	// end.
 	ordered := b.IsZero()
 	backend := ""
 	byKey := map[backendKey]*sides{}
@@ -93,7 +100,9 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 		clear(byKey)
 		clear(cells)
 	}
-	err := store.DisruptionTotals(ctx, b, func(t db.RunDisruptionTotal) error {
+	// cell adds a cell's runs: one run of every run's totals, or a
+	// window's runs of one total (DisruptionCells).
+	cell := func(t db.DisruptionCell) error {
 		if ordered && t.Backend != backend {
 			flush()
 			backend = t.Backend
@@ -116,8 +125,6 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 		if math.IsNaN(t.Seconds) {
 			return nil
 		}
-		inSample := t.StartedAt.After(w.sample.From) && !t.StartedAt.After(w.sample.To)
-		inBasis := t.StartedAt.After(w.basis.From) && !t.StartedAt.After(w.basis.To)
 		gb := groupBackend{g, t.Backend}
 		vs, ok := cells[gb]
 		if !ok {
@@ -133,16 +140,28 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 			cells[gb] = vs
 		}
 		for _, v := range vs {
-			v.all.add(t.Seconds, t.StartedAt)
-			if inSample {
-				v.sample.add(t.Seconds, t.StartedAt)
-			}
-			if inBasis {
-				v.basis.add(t.Seconds, t.StartedAt)
-			}
+			v.all.add(t.Seconds, t.Runs, t.First, t.Last)
+			v.sample.add(t.Seconds, t.Sample, t.SampleFirst, t.SampleLast)
+			v.basis.add(t.Seconds, t.Basis, t.BasisFirst, t.BasisLast)
 		}
 		return nil
-	})
+	}
+	var err error
+	if ordered {
+		err = store.DisruptionTotals(ctx, b, func(t db.RunDisruptionTotal) error {
+			c := db.DisruptionCell{Backend: t.Backend, Job: t.Job, Release: t.Release, FromRelease: t.FromRelease, Upgrade: t.Upgrade,
+				Seconds: t.Seconds, Runs: 1, First: t.StartedAt, Last: t.StartedAt}
+			if t.StartedAt.After(w.sample.From) && !t.StartedAt.After(w.sample.To) {
+				c.Sample, c.SampleFirst, c.SampleLast = 1, t.StartedAt, t.StartedAt
+			}
+			if t.StartedAt.After(w.basis.From) && !t.StartedAt.After(w.basis.To) {
+				c.Basis, c.BasisFirst, c.BasisLast = 1, t.StartedAt, t.StartedAt
+			}
+			return cell(c)
+		})
+	} else {
+		err = store.DisruptionCells(ctx, b, w.sample, w.basis, cell)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -134,13 +134,13 @@ ORDER BY 1, 5, 6`, append(append(args, symptom), hitArgs...)...)
 	return out, rows.Err()
 }
 
-// DisruptionSample is one finished run's disruption of one backend, its
-// files summed, on an edge where a symptom shows, and whether the run
-// shows it.
+// DisruptionSample is Runs finished runs' disruption of one backend, their
+// files summed, on an edge where a symptom shows, and whether they show it.
 type DisruptionSample struct {
 	Backend, Edge string
 	Shows         bool
 	Seconds       float64 // NaN when no file gave a duration
+	Runs          int     // how many runs had these seconds
 }
 
 // TestFailedWith is a test that failed (or flaked) in runs showing a symptom.

@@ -254,3 +254,106 @@ func scanWeek(rows *sql.Rows) (WeekGroup, error) {
 	g.Monday, err = time.Parse(time.DateOnly, monday)
 	return g, err
 }
+
+// DisruptionCell counts the counted runs of one job on one edge, started
+// on one day, whose total of one backend was Seconds (NaN: no file gave a
+// duration): the runs, and those in the sample and the basis windows, with
+// the first and last start of each.
+type DisruptionCell struct {
+	Backend                       string
+	Job                           string
+	Release, FromRelease, Upgrade string
+	Seconds                       float64
+	Runs, Sample, Basis           int
+	// First and Last are of all the cell's runs, SampleFirst to BasisLast
+	// of those in each window (zero without any).
+	First, Last                                    time.Time
+	SampleFirst, SampleLast, BasisFirst, BasisLast time.Time
+}
+
+// DisruptionCells calls fn with the disruption of the runs within b (a
+// window; b must not be zero), by day, job, edge, backend and total, from
+// run_disruption_totals_days (migration 0019): one row per distinct total,
+// not per run. sample and basis are the windows of the time comparison.
+func (d *DB) DisruptionCells(ctx context.Context, b Bounds, sample, basis Window, fn func(DisruptionCell) error) (err error) {
+	t := onCopies("t")
+	cond, args, err := b.whereDays(t)
+	if err != nil {
+		return fmt.Errorf("disruption cells: %w", err)
+	}
+	inS, inB := t.in("?1", "?2"), t.in("?3", "?4")
+	rows, err := d.db.QueryContext(ctx, `SELECT t.backend, t.job, `+t.edge()+`, t.disrupted_s,
+	count(*), count(CASE WHEN `+inS+` THEN 1 END), count(CASE WHEN `+inB+` THEN 1 END),
+	min(t.run_started_at), max(t.run_started_at),
+	min(CASE WHEN `+inS+` THEN t.run_started_at END), max(CASE WHEN `+inS+` THEN t.run_started_at END),
+	min(CASE WHEN `+inB+` THEN t.run_started_at END), max(CASE WHEN `+inB+` THEN t.run_started_at END)
+FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+WHERE `+t.counted()+` AND `+t.started()+cond+`
+GROUP BY `+t.day()+`, t.job, t.run_release, t.run_from_release, t.run_upgrade, t.backend, t.disrupted_s`,
+		append([]any{formatTime(sample.From), formatTime(sample.To), formatTime(basis.From), formatTime(basis.To)}, args...)...)
+	if err != nil {
+		return fmt.Errorf("disruption cells: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c DisruptionCell
+		var secs sql.NullFloat64
+		var times [6]sql.NullString
+		if err := rows.Scan(&c.Backend, &c.Job, &c.Release, &c.FromRelease, &c.Upgrade, &secs, &c.Runs, &c.Sample, &c.Basis,
+			&times[0], &times[1], &times[2], &times[3], &times[4], &times[5]); err != nil {
+			return fmt.Errorf("disruption cells: %w", err)
+		}
+		c.Seconds = floatOrNaN(secs)
+		for i, dst := range []*time.Time{&c.First, &c.Last, &c.SampleFirst, &c.SampleLast, &c.BasisFirst, &c.BasisLast} {
+			if *dst, err = parseTime(times[i]); err != nil {
+				return fmt.Errorf("disruption cells: %w", err)
+			}
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("disruption cells: %w", err)
+	}
+	return rows.Close()
+}
+
+// SymptomDisruption returns the totals of every backend of the runs within
+// b that show symptom and count in its rates (finished, their upgrade begun
+// or not known not to have, of a job that is no presubmit): the runs of
+// SymptomRuns, from run_symptoms_days and run_disruption_totals.
+func (d *DB) SymptomDisruption(ctx context.Context, symptom string, b Bounds) ([]RunDisruptionTotal, error) {
+	c := onCopies("rs")
+	cond, args, err := b.whereDays(c)
+	if err != nil {
+		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT t.backend, t.job, t.build_id, `+onCopies("t").edge()+`, t.run_started_at, t.disrupted_s
+FROM run_symptoms rs INDEXED BY run_symptoms_days
+CROSS JOIN jobs j ON j.name = rs.job
+CROSS JOIN run_disruption_totals t ON t.job = rs.job AND t.build_id = rs.build_id
+WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND j.type IS NOT 'presubmit'`+cond, append([]any{symptom}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
+	}
+	defer rows.Close()
+	var out []RunDisruptionTotal
+	for rows.Next() {
+		var t RunDisruptionTotal
+		var started sql.NullString
+		var secs sql.NullFloat64
+		if err := rows.Scan(&t.Backend, &t.Job, &t.BuildID, &t.Release, &t.FromRelease, &t.Upgrade, &started, &secs); err != nil {
+			return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
+		}
+		t.Seconds = floatOrNaN(secs)
+		if t.StartedAt, err = parseTime(started); err != nil {
+			return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
+	}
+	return out, rows.Close()
+}

@@ -231,6 +231,21 @@ CREATE TABLE disruption_stats (
 	PRIMARY KEY (backend, scope, scope_key, comparison)
 ) STRICT;
 
+CREATE TABLE run_disruption_totals (
+	job                 TEXT NOT NULL,
+	build_id            INTEGER NOT NULL,
+	backend             TEXT NOT NULL,
+	disrupted_s         REAL,
+	files               INTEGER NOT NULL,
+	run_started_at      TEXT,
+	run_result          TEXT,
+	run_upgrade_started INTEGER,
+	run_release         TEXT,
+	run_from_release    TEXT,
+	run_upgrade         TEXT,
+	PRIMARY KEY (job, build_id, backend)
+) STRICT;
+
 CREATE INDEX runs_started_at ON runs (started_at);
 
 CREATE INDEX runs_result ON runs (result);
@@ -277,6 +292,9 @@ CREATE INDEX runs_days ON runs (substr(started_at, 1, 10), job, release, from_re
 
 CREATE INDEX run_symptoms_days ON run_symptoms (symptom_id, substr(run_started_at, 1, 10), job, run_release, run_from_release, run_upgrade,
 	run_result, run_upgrade_started, run_started_at, build_id);
+
+CREATE INDEX run_disruption_totals_days ON run_disruption_totals (substr(run_started_at, 1, 10), job, run_release, run_from_release,
+	run_upgrade, backend, disrupted_s, run_result, run_upgrade_started, run_started_at);
 
 CREATE VIEW v_regressions AS
 SELECT v.symptom_id, s.title, s.bug, v.scope, v.scope_key, v.comparison, v.verdict,
@@ -462,4 +480,48 @@ BEGIN
 	UPDATE run_disruptions SET run_started_at = NULL, run_result = NULL, run_upgrade_started = NULL,
 		run_release = NULL, run_from_release = NULL, run_upgrade = NULL
 	WHERE job = OLD.job AND build_id = OLD.build_id;
+END;
+
+CREATE TRIGGER run_disruption_totals_insert AFTER INSERT ON run_disruptions
+BEGIN
+	DELETE FROM run_disruption_totals WHERE job = NEW.job AND build_id = NEW.build_id AND backend = NEW.backend;
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+		run_release, run_from_release, run_upgrade)
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
+	FROM run_disruptions d INDEXED BY run_disruptions_backend
+	WHERE d.backend = NEW.backend AND d.job = NEW.job AND d.build_id = NEW.build_id
+	GROUP BY d.backend, d.job, d.build_id;
+END;
+
+CREATE TRIGGER run_disruption_totals_update AFTER UPDATE ON run_disruptions
+BEGIN
+	DELETE FROM run_disruption_totals WHERE job = OLD.job AND build_id = OLD.build_id AND backend = OLD.backend;
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+		run_release, run_from_release, run_upgrade)
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
+	FROM run_disruptions d INDEXED BY run_disruptions_backend
+	WHERE d.backend = OLD.backend AND d.job = OLD.job AND d.build_id = OLD.build_id
+	GROUP BY d.backend, d.job, d.build_id;
+	DELETE FROM run_disruption_totals WHERE job = NEW.job AND build_id = NEW.build_id AND backend = NEW.backend;
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+		run_release, run_from_release, run_upgrade)
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
+	FROM run_disruptions d INDEXED BY run_disruptions_backend
+	WHERE d.backend = NEW.backend AND d.job = NEW.job AND d.build_id = NEW.build_id
+	GROUP BY d.backend, d.job, d.build_id;
+END;
+
+CREATE TRIGGER run_disruption_totals_delete AFTER DELETE ON run_disruptions
+BEGIN
+	DELETE FROM run_disruption_totals WHERE job = OLD.job AND build_id = OLD.build_id AND backend = OLD.backend;
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+		run_release, run_from_release, run_upgrade)
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
+	FROM run_disruptions d INDEXED BY run_disruptions_backend
+	WHERE d.backend = OLD.backend AND d.job = OLD.job AND d.build_id = OLD.build_id
+	GROUP BY d.backend, d.job, d.build_id;
 END;

@@ -190,10 +190,12 @@ func backendImpacts(x AssessExtras, edges []string) []BackendImpact {
 			p = &pair{}
 			by[s.Backend] = p
 		}
-		if s.Shows {
-			p.with = append(p.with, s.Seconds)
-		} else {
-			p.without = append(p.without, s.Seconds)
+		for range s.Runs {
+			if s.Shows {
+				p.with = append(p.with, s.Seconds)
+			} else {
+				p.without = append(p.without, s.Seconds)
+			}
 		}
 	}
 	stats := slices.Clone(x.Stats)

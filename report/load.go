@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -76,7 +77,7 @@ type Data struct {
 // disruption comparisons.
 // each (when set) is called with every run's disruption the comparisons
 // read (analyze.Query.EachDisruption).
-func compute(ctx context.Context, store *db.DB, q Query, extras bool, each func(db.RunDisruptionTotal, string)) (analyze.Result, error) {
+func compute(ctx context.Context, store *db.DB, q Query, extras bool, each func(db.DisruptionCell, string)) (analyze.Result, error) {
 	b, err := bounds(ctx, store, q)
 	if err != nil {
 		return analyze.Result{}, err
@@ -239,21 +240,22 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 	if err != nil {
 		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
 	}
-	type runID struct {
-		job   string
-		build int64
-	}
-	shows, edges := map[runID]bool{}, map[string]bool{}
+	edges := map[string]bool{}
 	for _, r := range runs {
-		shows[runID{r.Job, r.BuildID}] = true
 		if r.Edge != "" {
 			edges[r.Edge] = true
 		}
 	}
-	var samples []db.DisruptionSample
-	each := func(t db.RunDisruptionTotal, edge string) {
-		if edge != "" && edges[edge] {
-			samples = append(samples, db.DisruptionSample{Backend: t.Backend, Edge: edge, Shows: shows[runID{t.Job, t.BuildID}], Seconds: t.Seconds})
+	// The runs of those edges by backend and total, from the comparisons'
+	// read; of them, those showing it are the totals of its runs.
+	type total struct {
+		backend, edge string
+		seconds       uint64 // math.Float64bits
+	}
+	all := map[total]int{}
+	each := func(c db.DisruptionCell, edge string) {
+		if edge != "" && edges[edge] && !math.IsNaN(c.Seconds) {
+			all[total{c.Backend, edge, math.Float64bits(c.Seconds)}] += c.Runs
 		}
 	}
 	res, err := compute(ctx, store, q, true, each)
@@ -265,6 +267,30 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 		if v.Symptom == q.Symptom {
 			v.Title, v.Bug = in.Symptom.Title, in.Symptom.Bug
 			in.Verdicts = append(in.Verdicts, v)
+		}
+	}
+	withTotals, err := store.SymptomDisruption(ctx, q.Symptom, b)
+	if err != nil {
+		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)
+	}
+	with := map[total]int{}
+	for _, t := range withTotals {
+		edge := db.Edge{From: t.FromRelease, To: t.Release, Kind: t.Upgrade}.String()
+		if edges[edge] && !math.IsNaN(t.Seconds) {
+			with[total{t.Backend, edge, math.Float64bits(t.Seconds)}]++
+		}
+	}
+	var samples []db.DisruptionSample
+	for k, n := range all {
+		s := db.DisruptionSample{Backend: k.backend, Edge: k.edge, Seconds: math.Float64frombits(k.seconds)}
+		if w := with[k]; w > 0 {
+			s.Shows, s.Runs = true, w
+			samples = append(samples, s)
+			n -= w
+		}
+		if n > 0 {
+			s.Shows, s.Runs = false, n
+			samples = append(samples, s)
 		}
 	}
 	for _, r := range res.Rates {

@@ -14,3 +14,86 @@ CREATE INDEX runs_days ON runs (substr(started_at, 1, 10), job, release, from_re
 DROP INDEX run_symptoms_window;
 CREATE INDEX run_symptoms_days ON run_symptoms (symptom_id, substr(run_started_at, 1, 10), job, run_release, run_from_release, run_upgrade,
 	run_result, run_upgrade_started, run_started_at, build_id);
+
+-- A window's disruption was read run by run: 1.3 million rows of
+-- run_disruptions for 30 days of a million runs, several seconds only to
+-- hand them over. The percentiles need every run's seconds, but not every
+-- run: how many runs had each total is enough. run_disruption_totals holds
+-- each run's total of each backend (its files summed; NULL when no file gave
+-- a duration) with the copies of its run's columns, kept by the triggers
+-- below from run_disruptions whatever writes it; run_disruption_totals_days
+-- groups a window's totals by day, job, edge, backend and seconds as it is
+-- read, so that a page reads one row per distinct total and day.
+CREATE TABLE run_disruption_totals (
+	job                 TEXT NOT NULL,
+	build_id            INTEGER NOT NULL,
+	backend             TEXT NOT NULL,
+	disrupted_s         REAL,
+	files               INTEGER NOT NULL,
+	run_started_at      TEXT,
+	run_result          TEXT,
+	run_upgrade_started INTEGER,
+	run_release         TEXT,
+	run_from_release    TEXT,
+	run_upgrade         TEXT,
+	PRIMARY KEY (job, build_id, backend)
+) STRICT;
+
+-- The run's files of the backend summed in the order the analysis of every
+-- run sums them (run_disruptions_backend: by seconds).
+INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+	run_release, run_from_release, run_upgrade)
+SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+	min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
+FROM run_disruptions d INDEXED BY run_disruptions_backend
+GROUP BY d.backend, d.job, d.build_id;
+
+-- A run's total of a backend is counted again from its rows whenever one
+-- of them is written, changed (its seconds, or the copies of its run's
+-- columns) or deleted. The rows of a run carry the same copies.
+CREATE TRIGGER run_disruption_totals_insert AFTER INSERT ON run_disruptions
+BEGIN
+	DELETE FROM run_disruption_totals WHERE job = NEW.job AND build_id = NEW.build_id AND backend = NEW.backend;
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+		run_release, run_from_release, run_upgrade)
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
+	FROM run_disruptions d INDEXED BY run_disruptions_backend
+	WHERE d.backend = NEW.backend AND d.job = NEW.job AND d.build_id = NEW.build_id
+	GROUP BY d.backend, d.job, d.build_id;
+END;
+
+CREATE TRIGGER run_disruption_totals_update AFTER UPDATE ON run_disruptions
+BEGIN
+	DELETE FROM run_disruption_totals WHERE job = OLD.job AND build_id = OLD.build_id AND backend = OLD.backend;
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+		run_release, run_from_release, run_upgrade)
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
+	FROM run_disruptions d INDEXED BY run_disruptions_backend
+	WHERE d.backend = OLD.backend AND d.job = OLD.job AND d.build_id = OLD.build_id
+	GROUP BY d.backend, d.job, d.build_id;
+	DELETE FROM run_disruption_totals WHERE job = NEW.job AND build_id = NEW.build_id AND backend = NEW.backend;
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+		run_release, run_from_release, run_upgrade)
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
+	FROM run_disruptions d INDEXED BY run_disruptions_backend
+	WHERE d.backend = NEW.backend AND d.job = NEW.job AND d.build_id = NEW.build_id
+	GROUP BY d.backend, d.job, d.build_id;
+END;
+
+CREATE TRIGGER run_disruption_totals_delete AFTER DELETE ON run_disruptions
+BEGIN
+	DELETE FROM run_disruption_totals WHERE job = OLD.job AND build_id = OLD.build_id AND backend = OLD.backend;
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+		run_release, run_from_release, run_upgrade)
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
+	FROM run_disruptions d INDEXED BY run_disruptions_backend
+	WHERE d.backend = OLD.backend AND d.job = OLD.job AND d.build_id = OLD.build_id
+	GROUP BY d.backend, d.job, d.build_id;
+END;
+
+CREATE INDEX run_disruption_totals_days ON run_disruption_totals (substr(run_started_at, 1, 10), job, run_release, run_from_release,
+	run_upgrade, backend, disrupted_s, run_result, run_upgrade_started, run_started_at);
