@@ -82,56 +82,58 @@ type EdgeFromVersion struct {
 }
 
 // EdgeFromVersions counts, for every edge, platform and from-version, the
-// runs within b that rates count, and those showing symptom. The runs come
-// from runs_days, which covers what is read of them, grouped by day as it
-// is read (no sort of the window's runs); those showing the symptom from
-// run_symptoms_days, each of them looked up (for its edge and
-// from-version), not each run of the window.
+// runs within b that rates count, and those showing symptom.
 func (d *DB) EdgeFromVersions(ctx context.Context, symptom string, b Bounds) ([]EdgeFromVersion, error) {
+	runs, err := d.SymptomRuns(ctx, symptom, b)
+	if err != nil {
+		return nil, fmt.Errorf("from-versions: %w", err)
+	}
+	return d.EdgeFromVersionsOf(ctx, runs, b)
+}
+
+// EdgeFromVersionsOf is EdgeFromVersions of the runs showing the symptom
+// that SymptomRuns read for b (a page reads them once). The runs come from
+// runs_days, which covers what is read of them, grouped by day as it is
+// read (no sort of the window's runs).
+func (d *DB) EdgeFromVersionsOf(ctx context.Context, shows []SymptomRun, b Bounds) ([]EdgeFromVersion, error) {
 	cond, args, err := b.whereDays(onRuns("r"))
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
-	c := onCopies("rs")
-	hitCond, hitArgs, err := b.whereDays(c)
-	if err != nil {
-		return nil, fmt.Errorf("from-versions: %w", err)
-	}
-	const key = `coalesce(r.edge, '') AS edge, coalesce(r.release, '') AS release, coalesce(r.from_release, '') AS from_release,
-	coalesce(r.upgrade, '') AS upgrade, coalesce(j.platform, '') AS platform, coalesce(r.from_version, '') AS from_version`
-	rows, err := d.db.QueryContext(ctx, `WITH w AS (
-	SELECT `+key+`, sum(r.runs) AS runs
-	FROM (
-		SELECT r.job, r.release, r.from_release, r.upgrade, r.from_version, r.edge, count(*) AS runs
-		FROM runs r INDEXED BY runs_days
-		WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
-		GROUP BY substr(r.started_at, 1, 10), r.job, r.release, r.from_release, r.upgrade, r.from_version, r.edge
-	) r CROSS JOIN jobs j ON j.name = r.job
-	GROUP BY 1, 2, 3, 4, 5, 6
-), h AS (
-	SELECT `+key+`, count(*) AS runs
-	FROM run_symptoms rs INDEXED BY run_symptoms_days
-	CROSS JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
-	CROSS JOIN jobs j ON j.name = r.job
-	WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND r.edge IS NOT NULL`+hitCond+`
-	GROUP BY 1, 2, 3, 4, 5, 6
-)
-SELECT w.edge, w.release, w.from_release, w.upgrade, w.platform, w.from_version, w.runs, coalesce(h.runs, 0)
-FROM w LEFT JOIN h USING (edge, release, from_release, upgrade, platform, from_version)
-ORDER BY 1, 5, 6`, append(append(args, symptom), hitArgs...)...)
+	rows, err := d.db.QueryContext(ctx, `SELECT coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''),
+	coalesce(r.upgrade, ''), coalesce(j.platform, ''), coalesce(r.from_version, ''), sum(r.runs)
+FROM (
+	SELECT r.job, r.release, r.from_release, r.upgrade, r.from_version, r.edge, count(*) AS runs
+	FROM runs r INDEXED BY runs_days
+	WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
+	GROUP BY substr(r.started_at, 1, 10), r.job, r.release, r.from_release, r.upgrade, r.from_version, r.edge
+) r CROSS JOIN jobs j ON j.name = r.job
+GROUP BY 1, 2, 3, 4, 5, 6
+ORDER BY 1, 5, 6`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
 	defer rows.Close()
+	type key struct{ edge, release, from, upgrade, platform, fromVersion string }
+	with := map[key]int{}
+	for _, r := range shows {
+		if r.Edge != "" {
+			with[key{r.Edge, r.Release, r.FromRelease, r.Upgrade, r.Platform, r.FromVersion}]++
+		}
+	}
 	var out []EdgeFromVersion
 	for rows.Next() {
 		var e EdgeFromVersion
-		if err := rows.Scan(&e.Edge, &e.Release, &e.FromRelease, &e.Upgrade, &e.Platform, &e.FromVersion, &e.Runs, &e.WithSymptom); err != nil {
+		if err := rows.Scan(&e.Edge, &e.Release, &e.FromRelease, &e.Upgrade, &e.Platform, &e.FromVersion, &e.Runs); err != nil {
 			return nil, fmt.Errorf("from-versions: %w", err)
 		}
+		e.WithSymptom = with[key{e.Edge, e.Release, e.FromRelease, e.Upgrade, e.Platform, e.FromVersion}]
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("from-versions: %w", err)
+	}
+	return out, rows.Close()
 }
 
 // DisruptionSample is Runs finished runs' disruption of one backend, their

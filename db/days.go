@@ -319,37 +319,35 @@ GROUP BY `+t.day()+`, t.job, t.run_release, t.run_from_release, t.run_upgrade, t
 	return rows.Close()
 }
 
-// SymptomDisruption returns the totals of every backend of the runs within
-// b that show symptom and count in its rates (finished, their upgrade begun
-// or not known not to have, of a job that is no presubmit): the runs of
-// SymptomRuns, from run_symptoms_days and run_disruption_totals.
-func (d *DB) SymptomDisruption(ctx context.Context, symptom string, b Bounds) ([]RunDisruptionTotal, error) {
+// SymptomDisruption counts, for every backend, edge and total, the runs
+// within b that show symptom and count in its rates (finished, their
+// upgrade begun or not known not to have, of a job that is no presubmit):
+// the runs of SymptomRuns, from run_symptoms_days and
+// run_disruption_totals. A cell's times are not read (zero).
+func (d *DB) SymptomDisruption(ctx context.Context, symptom string, b Bounds) ([]DisruptionCell, error) {
 	c := onCopies("rs")
 	cond, args, err := b.whereDays(c)
 	if err != nil {
 		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT t.backend, t.job, t.build_id, `+onCopies("t").edge()+`, t.run_started_at, t.disrupted_s
+	rows, err := d.db.QueryContext(ctx, `SELECT t.backend, `+onCopies("t").edge()+`, t.disrupted_s, count(*)
 FROM run_symptoms rs INDEXED BY run_symptoms_days
 CROSS JOIN jobs j ON j.name = rs.job
 CROSS JOIN run_disruption_totals t ON t.job = rs.job AND t.build_id = rs.build_id
-WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND j.type IS NOT 'presubmit'`+cond, append([]any{symptom}, args...)...)
+WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND j.type IS NOT 'presubmit'`+cond+`
+GROUP BY 1, 2, 3, 4, 5`, append([]any{symptom}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
 	}
 	defer rows.Close()
-	var out []RunDisruptionTotal
+	var out []DisruptionCell
 	for rows.Next() {
-		var t RunDisruptionTotal
-		var started sql.NullString
+		var t DisruptionCell
 		var secs sql.NullFloat64
-		if err := rows.Scan(&t.Backend, &t.Job, &t.BuildID, &t.Release, &t.FromRelease, &t.Upgrade, &started, &secs); err != nil {
+		if err := rows.Scan(&t.Backend, &t.Release, &t.FromRelease, &t.Upgrade, &secs, &t.Runs); err != nil {
 			return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
 		}
 		t.Seconds = floatOrNaN(secs)
-		if t.StartedAt, err = parseTime(started); err != nil {
-			return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
-		}
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {

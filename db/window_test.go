@@ -1,6 +1,7 @@
 package db
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,12 +22,32 @@ WHERE d.run_started_at IS NOT r.started_at OR d.run_result IS NOT r.result OR d.
 	OR d.run_release IS NOT r.release OR d.run_from_release IS NOT r.from_release OR d.run_upgrade IS NOT r.upgrade
 ORDER BY 1`
 
-// checkCopies fails unless every row's copies equal its run's columns, and
-// there are rows to compare.
+// staleTotals lists the differences between run_disruption_totals and the
+// totals of run_disruptions (migration 0019).
+const staleTotals = `WITH w AS (
+	SELECT job, build_id, backend, sum(disrupted_s) AS s, count(*) AS n, min(run_started_at) AS a, min(run_result) AS r,
+		min(run_upgrade_started) AS u, min(run_release) AS rel, min(run_from_release) AS fr, min(run_upgrade) AS up
+	FROM run_disruptions GROUP BY 1, 2, 3
+), t AS (
+	SELECT job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started, run_release,
+		run_from_release, run_upgrade
+	FROM run_disruption_totals
+)
+SELECT 'want ' || job || '/' || build_id || ' ' || backend || ' ' || coalesce(s, 'NULL') || ' ' || coalesce(a, 'NULL') FROM (SELECT * FROM w EXCEPT SELECT * FROM t)
+UNION ALL
+SELECT 'have ' || job || '/' || build_id || ' ' || backend || ' ' || coalesce(disrupted_s, 'NULL') || ' ' || coalesce(run_started_at, 'NULL') FROM (SELECT * FROM t EXCEPT SELECT * FROM w)
+ORDER BY 1`
+
+// checkCopies fails unless every row's copies equal its run's columns and
+// run_disruption_totals holds the totals of run_disruptions, and there are
+// rows to compare.
 func checkCopies(t *testing.T, d *DB, when string) {
 	t.Helper()
 	if stale := queryStrings(t, d.db, staleCopies); len(stale) > 0 {
 		t.Errorf("%s: rows whose copies of the run's columns are stale:\n  %s", when, strings.Join(stale, "\n  "))
+	}
+	if stale := queryStrings(t, d.db, staleTotals); len(stale) > 0 {
+		t.Errorf("%s: run_disruption_totals differs from the totals of run_disruptions:\n  %s", when, strings.Join(stale, "\n  "))
 	}
 	if count(t, d, "run_symptoms") == 0 || count(t, d, "run_disruptions") == 0 {
 		t.Errorf("%s: no rows to compare", when)
@@ -59,8 +80,16 @@ func TestWindowCopiesFollowWriters(t *testing.T) {
 	checkCopies(t, d, "a pending run")
 	moved := winRun(anMicro, 20, "failure", anNow.Add(-2*h), "etcd", "upgrade")
 	moved.Run.Release, moved.Run.FromRelease, moved.Run.Upgrade = "4.15", "4.14", "minor"
+	// A second file of one backend (another test phase), and one whose
+	// file gave no duration: the run's total sums them.
+	moved.Disruptions = append(moved.Disruptions,
+		RunDisruption{File: "artifacts/e2e/backend-disruption_e2e.json", Backend: "kube-api-new-connections", Seconds: 3, Source: DisruptionFromFile},
+		RunDisruption{File: "artifacts/e2e/backend-disruption_e2e.json", Backend: "oauth-api-new-connections", Seconds: math.NaN(), Source: DisruptionFromFile})
 	write(t, d, []Record{moved})
 	checkCopies(t, d, "the run finished")
+	if got := queryStrings(t, d.db, `SELECT backend || ' ' || coalesce(disrupted_s, 'NULL') || ' ' || files FROM run_disruption_totals WHERE build_id = 20 ORDER BY 1`); strings.Join(got, ", ") != "kube-api-new-connections 23.0 2, oauth-api-new-connections NULL 1, pod-to-pod-new-connections 21.0 1" {
+		t.Errorf("run 20's totals: %q", got)
+	}
 	never := false
 	moved.Run.UpgradeStarted = &never
 	write(t, d, []Record{moved, winRun(anMinor, 21, "success", anNow.Add(-3*h), "upgrade")})
@@ -162,6 +191,11 @@ GROUP BY s.id, substr(rs.run_started_at, 1, 10), rs.job, rs.run_release, rs.run_
 WHERE r.result IN ('success', 'failure', 'error') AND substr(r.started_at, 1, 10) >= '2026-01-01' AND r.started_at >= '2026-01-01T12:00:00Z'
 GROUP BY substr(r.started_at, 1, 10), r.job, r.release, r.from_release, r.upgrade`,
 			[]string{"COVERING INDEX runs_days (<expr>>?)"}, []string{"TEMP B-TREE"}},
+		{`SELECT t.backend, t.job, t.disrupted_s, count(*), min(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+WHERE t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+	AND substr(t.run_started_at, 1, 10) >= '2026-01-01' AND t.run_started_at >= '2026-01-01T12:00:00Z'
+GROUP BY substr(t.run_started_at, 1, 10), t.job, t.run_release, t.run_from_release, t.run_upgrade, t.backend, t.disrupted_s`,
+			[]string{"COVERING INDEX run_disruption_totals_days (<expr>>?)"}, []string{"TEMP B-TREE"}},
 		{`SELECT d.backend, d.job, d.build_id, d.run_started_at, d.disrupted_s FROM run_disruptions d INDEXED BY run_disruptions_window
 WHERE d.run_result IN ('success', 'failure', 'error') AND d.run_upgrade_started IS NOT 0 AND d.run_started_at >= '2026-01-01T00:00:00Z'`,
 			[]string{"COVERING INDEX run_disruptions_window (run_started_at>?)"}, []string{"TEMP B-TREE", "runs"}},

@@ -45,7 +45,7 @@ const backendsShown = 6
 // disruption comparisons computed for them.
 func loadAssessExtras(ctx context.Context, store *db.DB, q Query, b db.Bounds, x *AssessExtras, stats []db.DisruptionStat) error {
 	var err error
-	if x.FromVersions, err = store.EdgeFromVersions(ctx, q.Symptom, b); err != nil {
+	if x.FromVersions, err = store.EdgeFromVersionsOf(ctx, x.Runs, b); err != nil {
 		return err
 	}
 	for _, st := range stats {

@@ -277,7 +277,7 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 	for _, t := range withTotals {
 		edge := db.Edge{From: t.FromRelease, To: t.Release, Kind: t.Upgrade}.String()
 		if edges[edge] && !math.IsNaN(t.Seconds) {
-			with[total{t.Backend, edge, math.Float64bits(t.Seconds)}]++
+			with[total{t.Backend, edge, math.Float64bits(t.Seconds)}] += t.Runs
 		}
 	}
 	var samples []db.DisruptionSample
