@@ -40,7 +40,7 @@ func isoWeek(day string) (week string, monday time.Time, ok bool) {
 		return "", time.Time{}, false
 	}
 	y, w := t.ISOWeek()
-	return fmt.Sprintf("%04d-W%02d", y, w), t.AddDate(0, 0, -((int(t.Weekday())+6)%7)), true
+	return fmt.Sprintf("%04d-W%02d", y, w), t.AddDate(0, 0, -((int(t.Weekday()) + 6) % 7)), true
 }
 
 // addWeek adds n runs to the week of day.
