@@ -14,7 +14,8 @@ import (
 	"testing"
 )
 
-// demoDB crawls the sample bucket as 'make demo' does and returns the path
+// demoDB crawls the sample bucket as 'make demo' does (logging as JSON, at
+// level info) and returns the path
 // of a copy of the database, with its cache beside it, that the test may
 // change. The crawl is made once for every test that asks.
 func demoDB(t *testing.T) string {
@@ -24,10 +25,12 @@ func demoDB(t *testing.T) string {
 			return
 		}
 		var stdout, stderr bytes.Buffer
-		args := []string{"crawl", "--bucket", sampleBucket, "--db", filepath.Join(demoCrawl.dir, "prowcrawl.db"), "--since", "2019-01-01", "--presubmits"}
-		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		demoCrawl.args = []string{"crawl", "--bucket", sampleBucket, "--db", filepath.Join(demoCrawl.dir, "prowcrawl.db"), "--since", "2019-01-01", "--presubmits",
+			"--log-format", "json", "--log-level", "info"}
+		if err := run(context.Background(), demoCrawl.args, &stdout, &stderr); err != nil {
 			demoCrawl.err = fmt.Errorf("crawl: %v\n%s", err, stderr.String())
 		}
+		demoCrawl.stdout, demoCrawl.stderr = stdout.String(), stderr.String()
 	})
 	if demoCrawl.err != nil {
 		t.Fatal(demoCrawl.err)
@@ -53,10 +56,14 @@ func demoDB(t *testing.T) string {
 	return filepath.Join(dir, "prowcrawl.db")
 }
 
+// demoCrawl is the crawl demoDB makes once: its command line (logging as
+// JSON at level info), what it printed, and the directory of its database.
 var demoCrawl struct {
-	once sync.Once
-	dir  string
-	err  error
+	once           sync.Once
+	args           []string
+	stdout, stderr string
+	dir            string
+	err            error
 }
 
 func TestMain(m *testing.M) {
