@@ -7,7 +7,10 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,10 +87,12 @@ func BenchmarkCrawlLatency(b *testing.B) {
 	}
 	defer client.Close()
 	bkt := client.Bucket("bucket")
-	bare := func(ctx context.Context) error {
+	bare := func(ctx context.Context, tl *timeline) error {
 		p := pool.New().WithContext(ctx).WithMaxGoroutines(32)
 		for _, q := range queries {
 			p.Go(func(ctx context.Context) error {
+				s := span{start: time.Now(), kind: "list"}
+				defer func() { s.end = time.Now(); tl.add(s) }()
 				sq := &storage.Query{Prefix: q.Get("prefix"), Delimiter: q.Get("delimiter"), StartOffset: q.Get("startOffset")}
 				it := bkt.Objects(ctx, sq)
 				for {
@@ -101,6 +106,8 @@ func BenchmarkCrawlLatency(b *testing.B) {
 		}
 		for _, name := range reads {
 			p.Go(func(ctx context.Context) error {
+				s := span{start: time.Now(), kind: "read"}
+				defer func() { s.end = time.Now(); tl.add(s) }()
 				r, err := bkt.Object(name).NewReader(ctx)
 				if err != nil {
 					return err
@@ -113,16 +120,24 @@ func BenchmarkCrawlLatency(b *testing.B) {
 		return p.Wait()
 	}
 	for _, answers := range []string{"replayed", "emulator"} {
-		b.Run(fmt.Sprintf("bare-client/answers=%s/concurrency=32", answers), func(b *testing.B) {
+		b.Run(fmt.Sprintf("answers=%s/bare-client/concurrency=32", answers), func(b *testing.B) {
 			e.replayRecorded(answers == "replayed")
 			var requests int
+			var cores, inFlight float64
+			var held time.Duration
 			for b.Loop() {
 				e.mu.Lock()
 				before := e.methods["GET"]
 				e.mu.Unlock()
-				if err := bare(b.Context()); err != nil {
+				tl := &timeline{}
+				t0, c0 := time.Now(), cpuTime()
+				if err := bare(b.Context(), tl); err != nil {
 					b.Fatal(err)
 				}
+				t1 := time.Now()
+				cores = (cpuTime() - c0).Seconds() / t1.Sub(t0).Seconds()
+				inFlight, _ = tl.busy(t0, t1)
+				held = tl.held()
 				e.mu.Lock()
 				requests = e.methods["GET"] - before
 				e.mu.Unlock()
@@ -133,6 +148,9 @@ func BenchmarkCrawlLatency(b *testing.B) {
 			b.ReportMetric(ideal, "ideal-s")
 			b.ReportMetric(wall, "wall-s")
 			b.ReportMetric(100*ideal/wall, "%-of-ideal")
+			b.ReportMetric(cores, "cores")
+			b.ReportMetric(inFlight, "in-flight")
+			b.ReportMetric(held.Seconds()*1000, "ms/request")
 		})
 	}
 
@@ -145,10 +163,12 @@ func BenchmarkCrawlLatency(b *testing.B) {
 		if bc.replayed {
 			answers = "replayed"
 		}
-		b.Run(fmt.Sprintf("answers=%s/concurrency=%d", answers, conc), func(b *testing.B) {
+		b.Run(fmt.Sprintf("answers=%s/crawl/concurrency=%d", answers, conc), func(b *testing.B) {
 			e.replayRecorded(bc.replayed)
 			var requests int
 			var runs int
+			var cores, inFlight float64
+			var held time.Duration
 			for b.Loop() {
 				b.StopTimer()
 				d, err := db.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
@@ -160,9 +180,17 @@ func BenchmarkCrawlLatency(b *testing.B) {
 				e.mu.Unlock()
 				cfg := Config{Jobs: []*regexp.Regexp{regexp.MustCompile("upgrade")}, Since: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC),
 					Concurrency: conc, Rules: builtinRules}
+				tl := &timeline{Source: src}
 				b.StartTimer()
-				sum, err := New(src, d, cfg).Run(b.Context())
+				t0, c0 := time.Now(), cpuTime()
+				sum, err := New(tl, d, cfg).Run(b.Context())
+				t1, c1 := time.Now(), cpuTime()
 				b.StopTimer()
+				cores = (c1 - c0).Seconds() / t1.Sub(t0).Seconds()
+				var tenths []float64
+				inFlight, tenths = tl.busy(t0, t1)
+				held = tl.held()
+				b.Logf("requests in flight, by tenth of the crawl's %.2f s: %.1f", t1.Sub(t0).Seconds(), tenths)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -179,10 +207,125 @@ func BenchmarkCrawlLatency(b *testing.B) {
 			wall := b.Elapsed().Seconds() / float64(b.N)
 			ideal := float64(requests) * latency.Seconds() / float64(conc)
 			b.ReportMetric(float64(runs), "runs")
+			b.ReportMetric(inFlight, "in-flight")
+			b.ReportMetric(cores, "cores")
+			b.ReportMetric(held.Seconds()*1000, "ms/request")
 			b.ReportMetric(float64(requests), "requests")
 			b.ReportMetric(ideal, "ideal-s")
 			b.ReportMetric(wall, "wall-s")
 			b.ReportMetric(100*ideal/wall, "%-of-ideal")
 		})
 	}
+}
+
+// timeline records when each request of a crawl holds its slot: a listing
+// while it runs, an object from its opening to its closing. It sits inside
+// the crawl's request bound, so that the requests it sees in flight are the
+// slots busy.
+type timeline struct {
+	Source
+	mu    sync.Mutex
+	spans []span
+}
+
+type span struct {
+	start, end time.Time
+	kind       string
+}
+
+func (tl *timeline) add(s span) {
+	tl.mu.Lock()
+	tl.spans = append(tl.spans, s)
+	tl.mu.Unlock()
+}
+
+func (tl *timeline) List(ctx context.Context, q Query) ([]Entry, error) {
+	s := span{start: time.Now(), kind: "list"}
+	defer func() { s.end = time.Now(); tl.add(s) }()
+	return tl.Source.List(ctx, q)
+}
+
+func (tl *timeline) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	s := span{start: time.Now(), kind: "read"}
+	rc, err := tl.Source.Open(ctx, name)
+	if err != nil {
+		s.end = time.Now()
+		tl.add(s)
+		return nil, err
+	}
+	return &timedReader{ReadCloser: rc, done: sync.OnceFunc(func() { s.end = time.Now(); tl.add(s) })}, nil
+}
+
+type timedReader struct {
+	io.ReadCloser
+	done func()
+}
+
+func (t *timedReader) Close() error { defer t.done(); return t.ReadCloser.Close() }
+
+// busy says, of the wall time from start to end, the mean number of
+// requests in flight, and, per tenth of the wall time, its mean.
+func (tl *timeline) busy(start, end time.Time) (mean float64, tenths []float64) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	type ev struct {
+		at time.Time
+		d  int
+	}
+	var evs []ev
+	for _, s := range tl.spans {
+		evs = append(evs, ev{s.start, 1}, ev{s.end, -1})
+	}
+	sort.Slice(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
+	wall := end.Sub(start)
+	tenths = make([]float64, 10)
+	var area time.Duration
+	n, last := 0, start
+	step := wall / 10
+	accrue := func(from, to time.Time, n int) {
+		for from.Before(to) {
+			i := min(int(from.Sub(start)/step), 9)
+			edge := start.Add(step * time.Duration(i+1))
+			if i == 9 || edge.After(to) {
+				edge = to
+			}
+			tenths[i] += float64(n) * edge.Sub(from).Seconds() / step.Seconds()
+			from = edge
+		}
+	}
+	for _, e := range evs {
+		at := e.at
+		if at.Before(start) {
+			at = start
+		}
+		if at.After(end) {
+			at = end
+		}
+		accrue(last, at, n)
+		area += time.Duration(n) * at.Sub(last)
+		n += e.d
+		last = at
+	}
+	accrue(last, end, n)
+	return area.Seconds() / wall.Seconds(), tenths
+}
+
+// held is the mean time a request held its slot.
+func (tl *timeline) held() time.Duration {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	var sum time.Duration
+	for _, s := range tl.spans {
+		sum += s.end.Sub(s.start)
+	}
+	return sum / time.Duration(max(1, len(tl.spans)))
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

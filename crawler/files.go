@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -19,8 +20,9 @@ import (
 // known (artifact.Read says which, through artifact.Ahead), so the small
 // ones are downloaded together while the ones before them are parsed, and
 // against a distant bucket a run costs a few round trips instead of one
-// per object. What is read ahead is held in memory as stored (compressed
-// when stored so), within the crawl's byte budget; an object that does not
+// per object. What is read ahead is held in memory as the source hands it
+// out (a mirror's gzip files compressed, a bucket's content-encoded logs
+// decompressed), within the crawl's byte budget; an object that does not
 // fit, or is too large to read ahead, is streamed when it is opened.
 const (
 	// aheadMaxSize is the largest object read ahead; larger ones (build
@@ -29,7 +31,19 @@ const (
 	// aheadMinCharge is what an object read ahead costs of the budget at
 	// least, so that the budget also bounds how many are held.
 	aheadMinCharge = 4 << 10
+	// aheadMaxEncoded is the largest content-encoded object read ahead,
+	// as stored: it arrives decompressed, in a size the listing does not
+	// give, so it is charged what it may expand to (aheadExpand times its
+	// stored size, at most aheadMaxSize) until it is in, then what it
+	// holds. One that arrives larger than its charge and the budget can
+	// spare is dropped and streamed when opened.
+	aheadMaxEncoded = aheadMaxSize / aheadExpand
+	aheadExpand     = 16
 )
+
+// errAheadDropped is the outcome of an object read ahead that turned out
+// larger than the budget could hold: it is read again when opened.
+var errAheadDropped = errors.New("read ahead dropped")
 
 // newAheadBudget is the bound on the bytes a crawl holds read ahead.
 func newAheadBudget(concurrency int) *semaphore.Weighted {
@@ -130,6 +144,9 @@ func (f *runFile) Open(ctx context.Context) (io.ReadCloser, error) {
 	s.taken = true
 	f.ahead = nil
 	rf.mu.Unlock()
+	if s.err == errAheadDropped {
+		return rf.rd.open(ctx, f.obj, rf.count)
+	}
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -157,13 +174,13 @@ func (rf *runFiles) ReadAhead(ctx context.Context, files []artifact.File) (relea
 	var slots []started
 	for _, af := range files {
 		f, ok := af.(*runFile)
-		if !ok || f.run != rf || !sizeKnown(f.obj) || f.obj.Size > aheadMaxSize {
+		if !ok || f.run != rf || !aheadable(f.obj) {
 			continue
 		}
 		rf.mu.Lock()
 		busy := f.ahead != nil
 		rf.mu.Unlock()
-		charge := max(f.obj.Size, aheadMinCharge)
+		charge := aheadCharge(f.obj)
 		if busy || !rf.budget.TryAcquire(charge) {
 			continue
 		}
@@ -197,22 +214,70 @@ func (rf *runFiles) ReadAhead(ctx context.Context, files []artifact.File) (relea
 	}
 }
 
-// fill downloads an object read ahead.
+// aheadable says whether obj is read ahead: one of a known size up to
+// aheadMaxSize, or a content-encoded one up to aheadMaxEncoded as stored.
+func aheadable(obj Entry) bool {
+	if sizeKnown(obj) {
+		return obj.Size <= aheadMaxSize
+	}
+	return obj.Size >= 0 && obj.Size <= aheadMaxEncoded
+}
+
+// aheadCharge is what reading obj ahead takes of the budget until it is in.
+func aheadCharge(obj Entry) int64 {
+	if sizeKnown(obj) {
+		return max(obj.Size, aheadMinCharge)
+	}
+	return min(max(aheadExpand*obj.Size, aheadMinCharge), aheadMaxSize)
+}
+
+// fill downloads an object read ahead. A content-encoded one that arrives
+// larger than its charge takes more of the budget if it can, and is
+// dropped (errAheadDropped) if not; once in, it holds what it holds.
 func (rf *runFiles) fill(ctx context.Context, obj Entry, s *aheadSlot) {
 	rc, err := rf.rd.src.Open(ctx, obj.Name)
 	if err == nil {
 		// One byte more than listed, so that a longer body is noticed
 		// (by decode's size check) rather than cut to size.
-		s.data, err = io.ReadAll(io.LimitReader(rc, obj.Size+1))
+		limit := obj.Size + 1
+		if !sizeKnown(obj) {
+			limit = aheadMaxSize + 1
+		}
+		s.data, err = io.ReadAll(io.LimitReader(rc, limit))
 		rc.Close()
 		if err != nil {
 			err = fmt.Errorf("read %s: %w", obj.Name, err)
+		} else if !sizeKnown(obj) {
+			err = rf.refit(s)
 		}
 	}
 	if err != nil {
 		rf.free(s)
 		s.err = err
 	}
+}
+
+// refit makes the budget s holds what its data takes: less than its
+// charge gives the rest back, more takes it if the budget can spare it.
+func (rf *runFiles) refit(s *aheadSlot) error {
+	n := int64(len(s.data))
+	if n > aheadMaxSize {
+		return errAheadDropped
+	}
+	need := max(n, aheadMinCharge)
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
+	switch {
+	case need < s.held:
+		rf.budget.Release(s.held - need)
+		s.held = need
+	case need > s.held:
+		if !rf.budget.TryAcquire(need - s.held) {
+			return errAheadDropped
+		}
+		s.held = need
+	}
+	return nil
 }
 
 // free gives back the budget s holds.
