@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -271,39 +273,117 @@ type DisruptionCell struct {
 	SampleFirst, SampleLast, BasisFirst, BasisLast time.Time
 }
 
-// DisruptionCells calls fn with the disruption of the runs within b (a
-// window; b must not be zero), by day, job, edge, backend and total, from
-// run_disruption_totals_days (migration 0019): one row per distinct total,
-// not per run. sample and basis are the windows of the time comparison.
+// DisruptionCells calls fn with the disruption of the runs within b (b must
+// not be zero), by day, job, edge, backend and total: one cell per distinct
+// total, not per run. sample and basis are the windows of the time
+// comparison. Totals no file gave a duration are left out. The whole days
+// come from disruption_days (migration 0019); the days where b or a window
+// begins or ends, which it holds only in part, from the runs' totals.
 func (d *DB) DisruptionCells(ctx context.Context, b Bounds, sample, basis Window, fn func(DisruptionCell) error) (err error) {
+	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("disruption cells: %w", err)
+	}
+	defer func() { err = errors.Join(err, rollback(tx)) }()
+	// The days cut by an end; as JSON, for json_each.
+	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+	cut := map[string]bool{}
+	for _, t := range []time.Time{b.Since, b.Until, sample.From, sample.To, basis.From, basis.To} {
+		if !t.IsZero() && (b.Since.IsZero() || day(t) >= day(b.Since)) && (b.Until.IsZero() || day(t) <= day(b.Until)) {
+			cut[day(t)] = true
+		}
+	}
+	cutJSON, err := json.Marshal(slices.Sorted(maps.Keys(cut)))
+	if err != nil {
+		return fmt.Errorf("disruption cells: %w", err)
+	}
+	// A whole day is in a window when it lies between the window's days.
+	within := func(dd string, w Window) bool {
+		return !w.From.IsZero() && !w.To.IsZero() && dd > day(w.From) && dd < day(w.To)
+	}
+
+	var w where
+	if !b.Since.IsZero() {
+		w.add(`d.day >= ?`, day(b.Since))
+	}
+	if !b.Until.IsZero() {
+		w.add(`d.day <= ?`, day(b.Until))
+	}
+	if b.Jobs != nil {
+		jobs, err := json.Marshal(b.Jobs)
+		if err != nil {
+			return fmt.Errorf("disruption cells: %w", err)
+		}
+		w.add(`d.job IN (SELECT value FROM json_each(?))`, string(jobs))
+	}
+	w.add(`d.day NOT IN (SELECT value FROM json_each(?))`, string(cutJSON))
+	rows, err := tx.QueryContext(ctx, `SELECT d.day, d.backend, d.job, d.release, d.from_release, d.upgrade, d.disrupted_s, d.runs, d.first, d.last
+FROM disruption_days d
+WHERE true`+w.sql(), w.args...)
+	if err != nil {
+		return fmt.Errorf("disruption cells: %w", err)
+	}
+	for rows.Next() {
+		var c DisruptionCell
+		var dd string
+		var first, last sql.NullString
+		if err := rows.Scan(&dd, &c.Backend, &c.Job, &c.Release, &c.FromRelease, &c.Upgrade, &c.Seconds, &c.Runs, &first, &last); err != nil {
+			rows.Close()
+			return fmt.Errorf("disruption cells: %w", err)
+		}
+		if c.First, err = parseTime(first); err == nil {
+			c.Last, err = parseTime(last)
+		}
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("disruption cells: %w", err)
+		}
+		if within(dd, sample) {
+			c.Sample, c.SampleFirst, c.SampleLast = c.Runs, c.First, c.Last
+		}
+		if within(dd, basis) {
+			c.Basis, c.BasisFirst, c.BasisLast = c.Runs, c.First, c.Last
+		}
+		if err := fn(c); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("disruption cells: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("disruption cells: %w", err)
+	}
+
+	// The cut days, from the runs' totals of each.
 	t := onCopies("t")
-	cond, args, err := b.whereDays(t)
+	cond, args, err := b.whereOn(t)
 	if err != nil {
 		return fmt.Errorf("disruption cells: %w", err)
 	}
 	inS, inB := t.in("?1", "?2"), t.in("?3", "?4")
-	rows, err := d.db.QueryContext(ctx, `SELECT t.backend, t.job, `+t.edge()+`, t.disrupted_s,
+	rows, err = tx.QueryContext(ctx, `SELECT t.backend, t.job, `+t.edge()+`, t.disrupted_s,
 	count(*), count(CASE WHEN `+inS+` THEN 1 END), count(CASE WHEN `+inB+` THEN 1 END),
 	min(t.run_started_at), max(t.run_started_at),
 	min(CASE WHEN `+inS+` THEN t.run_started_at END), max(CASE WHEN `+inS+` THEN t.run_started_at END),
 	min(CASE WHEN `+inB+` THEN t.run_started_at END), max(CASE WHEN `+inB+` THEN t.run_started_at END)
-FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
-WHERE `+t.counted()+` AND `+t.started()+cond+`
-GROUP BY `+t.day()+`, t.job, t.run_release, t.run_from_release, t.run_upgrade, t.backend, t.disrupted_s`,
-		append([]any{formatTime(sample.From), formatTime(sample.To), formatTime(basis.From), formatTime(basis.To)}, args...)...)
+FROM json_each(?5) AS cut
+CROSS JOIN run_disruption_totals t INDEXED BY run_disruption_totals_days ON `+t.day()+` = cut.value
+WHERE t.disrupted_s IS NOT NULL AND `+t.counted()+` AND `+t.started()+cond+`
+GROUP BY cut.value, t.job, t.run_release, t.run_from_release, t.run_upgrade, t.backend, t.disrupted_s`,
+		append([]any{formatTime(sample.From), formatTime(sample.To), formatTime(basis.From), formatTime(basis.To), string(cutJSON)}, args...)...)
 	if err != nil {
 		return fmt.Errorf("disruption cells: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var c DisruptionCell
-		var secs sql.NullFloat64
 		var times [6]sql.NullString
-		if err := rows.Scan(&c.Backend, &c.Job, &c.Release, &c.FromRelease, &c.Upgrade, &secs, &c.Runs, &c.Sample, &c.Basis,
+		if err := rows.Scan(&c.Backend, &c.Job, &c.Release, &c.FromRelease, &c.Upgrade, &c.Seconds, &c.Runs, &c.Sample, &c.Basis,
 			&times[0], &times[1], &times[2], &times[3], &times[4], &times[5]); err != nil {
 			return fmt.Errorf("disruption cells: %w", err)
 		}
-		c.Seconds = floatOrNaN(secs)
 		for i, dst := range []*time.Time{&c.First, &c.Last, &c.SampleFirst, &c.SampleLast, &c.BasisFirst, &c.BasisLast} {
 			if *dst, err = parseTime(times[i]); err != nil {
 				return fmt.Errorf("disruption cells: %w", err)

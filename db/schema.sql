@@ -246,6 +246,20 @@ CREATE TABLE run_disruption_totals (
 	PRIMARY KEY (job, build_id, backend)
 ) STRICT;
 
+CREATE TABLE disruption_days (
+	day          TEXT NOT NULL,
+	job          TEXT NOT NULL,
+	release      TEXT NOT NULL,
+	from_release TEXT NOT NULL,
+	upgrade      TEXT NOT NULL,
+	backend      TEXT NOT NULL,
+	disrupted_s  REAL NOT NULL,
+	runs         INTEGER NOT NULL CHECK (runs > 0),
+	first        TEXT NOT NULL,
+	last         TEXT NOT NULL,
+	PRIMARY KEY (day, job, release, from_release, upgrade, backend, disrupted_s)
+) STRICT, WITHOUT ROWID;
+
 CREATE INDEX runs_started_at ON runs (started_at);
 
 CREATE INDEX runs_result ON runs (result);
@@ -524,4 +538,60 @@ BEGIN
 	FROM run_disruptions d INDEXED BY run_disruptions_backend
 	WHERE d.backend = OLD.backend AND d.job = OLD.job AND d.build_id = OLD.build_id
 	GROUP BY d.backend, d.job, d.build_id;
+END;
+
+CREATE TRIGGER disruption_days_insert AFTER INSERT ON run_disruption_totals
+BEGIN
+	DELETE FROM disruption_days WHERE day = substr(NEW.run_started_at, 1, 10) AND job = NEW.job AND release = coalesce(NEW.run_release, '')
+		AND from_release = coalesce(NEW.run_from_release, '') AND upgrade = coalesce(NEW.run_upgrade, '') AND backend = NEW.backend;
+	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
+	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
+		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
+	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+	WHERE substr(t.run_started_at, 1, 10) = substr(NEW.run_started_at, 1, 10) AND t.job = NEW.job AND coalesce(t.run_release, '') = coalesce(NEW.run_release, '')
+		AND coalesce(t.run_from_release, '') = coalesce(NEW.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(NEW.run_upgrade, '')
+		AND t.backend = NEW.backend
+		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+	GROUP BY t.disrupted_s;
+END;
+
+CREATE TRIGGER disruption_days_update AFTER UPDATE ON run_disruption_totals
+BEGIN
+	DELETE FROM disruption_days WHERE day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '') AND backend = OLD.backend;
+	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
+	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
+		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
+	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+	WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '')
+		AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '')
+		AND t.backend = OLD.backend
+		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+	GROUP BY t.disrupted_s;
+	DELETE FROM disruption_days WHERE day = substr(NEW.run_started_at, 1, 10) AND job = NEW.job AND release = coalesce(NEW.run_release, '')
+		AND from_release = coalesce(NEW.run_from_release, '') AND upgrade = coalesce(NEW.run_upgrade, '') AND backend = NEW.backend;
+	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
+	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
+		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
+	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+	WHERE substr(t.run_started_at, 1, 10) = substr(NEW.run_started_at, 1, 10) AND t.job = NEW.job AND coalesce(t.run_release, '') = coalesce(NEW.run_release, '')
+		AND coalesce(t.run_from_release, '') = coalesce(NEW.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(NEW.run_upgrade, '')
+		AND t.backend = NEW.backend
+		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+	GROUP BY t.disrupted_s;
+END;
+
+CREATE TRIGGER disruption_days_delete AFTER DELETE ON run_disruption_totals
+BEGIN
+	DELETE FROM disruption_days WHERE day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '') AND backend = OLD.backend;
+	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
+	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
+		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
+	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+	WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '')
+		AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '')
+		AND t.backend = OLD.backend
+		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+	GROUP BY t.disrupted_s;
 END;

@@ -38,6 +38,20 @@ UNION ALL
 SELECT 'have ' || job || '/' || build_id || ' ' || backend || ' ' || coalesce(disrupted_s, 'NULL') || ' ' || coalesce(run_started_at, 'NULL') FROM (SELECT * FROM t EXCEPT SELECT * FROM w)
 ORDER BY 1`
 
+// staleDays lists the differences between disruption_days and the counts of
+// run_disruption_totals by day (migration 0019).
+const staleDays = `WITH w AS (
+	SELECT substr(run_started_at, 1, 10) AS day, job, coalesce(run_release, '') AS release, coalesce(run_from_release, '') AS from_release,
+		coalesce(run_upgrade, '') AS upgrade, backend, disrupted_s, count(*) AS runs, min(run_started_at) AS first, max(run_started_at) AS last
+	FROM run_disruption_totals
+	WHERE run_started_at IS NOT NULL AND disrupted_s IS NOT NULL AND run_result IN ('success', 'failure', 'error') AND run_upgrade_started IS NOT 0
+	GROUP BY 1, 2, 3, 4, 5, 6, 7
+), t AS (SELECT day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last FROM disruption_days)
+SELECT 'want ' || day || ' ' || job || ' ' || backend || ' ' || disrupted_s || ' ' || runs FROM (SELECT * FROM w EXCEPT SELECT * FROM t)
+UNION ALL
+SELECT 'have ' || day || ' ' || job || ' ' || backend || ' ' || disrupted_s || ' ' || runs FROM (SELECT * FROM t EXCEPT SELECT * FROM w)
+ORDER BY 1`
+
 // checkCopies fails unless every row's copies equal its run's columns and
 // run_disruption_totals holds the totals of run_disruptions, and there are
 // rows to compare.
@@ -49,6 +63,10 @@ func checkCopies(t *testing.T, d *DB, when string) {
 	if stale := queryStrings(t, d.db, staleTotals); len(stale) > 0 {
 		t.Errorf("%s: run_disruption_totals differs from the totals of run_disruptions:\n  %s", when, strings.Join(stale, "\n  "))
 	}
+	if stale := queryStrings(t, d.db, staleDays); len(stale) > 0 {
+		t.Errorf("%s: disruption_days differs from the counts of run_disruption_totals:\n  %s", when, strings.Join(stale, "\n  "))
+	}
+
 	if count(t, d, "run_symptoms") == 0 || count(t, d, "run_disruptions") == 0 {
 		t.Errorf("%s: no rows to compare", when)
 	}
@@ -87,6 +105,9 @@ func TestWindowCopiesFollowWriters(t *testing.T) {
 		RunDisruption{File: "artifacts/e2e/backend-disruption_e2e.json", Backend: "oauth-api-new-connections", Seconds: math.NaN(), Source: DisruptionFromFile})
 	write(t, d, []Record{moved})
 	checkCopies(t, d, "the run finished")
+	if got := queryStrings(t, d.db, `SELECT backend || ' ' || disrupted_s || ' ' || runs FROM disruption_days ORDER BY 1`); strings.Join(got, ", ") != "kube-api-new-connections 23.0 1, pod-to-pod-new-connections 21.0 1" {
+		t.Errorf("disruption_days of the finished run: %q", got)
+	}
 	if got := queryStrings(t, d.db, `SELECT backend || ' ' || coalesce(disrupted_s, 'NULL') || ' ' || files FROM run_disruption_totals WHERE build_id = 20 ORDER BY 1`); strings.Join(got, ", ") != "kube-api-new-connections 23.0 2, oauth-api-new-connections NULL 1, pod-to-pod-new-connections 21.0 1" {
 		t.Errorf("run 20's totals: %q", got)
 	}

@@ -97,3 +97,93 @@ END;
 
 CREATE INDEX run_disruption_totals_days ON run_disruption_totals (substr(run_started_at, 1, 10), job, run_release, run_from_release,
 	run_upgrade, backend, disrupted_s, run_result, run_upgrade_started, run_started_at);
+
+-- Even grouped as read, a window's totals are a row of the index per run
+-- and backend: 1.3 million for 30 days of a million runs, seconds to step
+-- through. disruption_days holds, for every day, job, edge (as
+-- run_disruption_totals copies it, '' for NULL) and backend, how many
+-- counted runs (finished, their upgrade begun or not known not to have)
+-- had each total, with the first and last start of them; totals that no
+-- file gave a duration are not in it. A window reads its whole days here
+-- and only its first and last days (and those where the time comparison's
+-- windows begin and end) from run_disruption_totals. The triggers count a
+-- day's cell again from run_disruption_totals_days whenever a total of it
+-- changes.
+CREATE TABLE disruption_days (
+	day          TEXT NOT NULL,
+	job          TEXT NOT NULL,
+	release      TEXT NOT NULL,
+	from_release TEXT NOT NULL,
+	upgrade      TEXT NOT NULL,
+	backend      TEXT NOT NULL,
+	disrupted_s  REAL NOT NULL,
+	runs         INTEGER NOT NULL CHECK (runs > 0),
+	first        TEXT NOT NULL,
+	last         TEXT NOT NULL,
+	PRIMARY KEY (day, job, release, from_release, upgrade, backend, disrupted_s)
+) STRICT, WITHOUT ROWID;
+
+INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
+SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
+	t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
+FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+WHERE t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+GROUP BY substr(t.run_started_at, 1, 10), t.job, t.run_release, t.run_from_release, t.run_upgrade, t.backend, t.disrupted_s
+ON CONFLICT (day, job, release, from_release, upgrade, backend, disrupted_s) DO UPDATE SET runs = runs + excluded.runs,
+	first = min(first, excluded.first), last = max(last, excluded.last);
+
+CREATE TRIGGER disruption_days_insert AFTER INSERT ON run_disruption_totals
+BEGIN
+	DELETE FROM disruption_days WHERE day = substr(NEW.run_started_at, 1, 10) AND job = NEW.job AND release = coalesce(NEW.run_release, '')
+		AND from_release = coalesce(NEW.run_from_release, '') AND upgrade = coalesce(NEW.run_upgrade, '') AND backend = NEW.backend;
+	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
+	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
+		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
+	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+	WHERE substr(t.run_started_at, 1, 10) = substr(NEW.run_started_at, 1, 10) AND t.job = NEW.job AND coalesce(t.run_release, '') = coalesce(NEW.run_release, '')
+		AND coalesce(t.run_from_release, '') = coalesce(NEW.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(NEW.run_upgrade, '')
+		AND t.backend = NEW.backend
+		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+	GROUP BY t.disrupted_s;
+END;
+
+CREATE TRIGGER disruption_days_update AFTER UPDATE ON run_disruption_totals
+BEGIN
+	DELETE FROM disruption_days WHERE day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '') AND backend = OLD.backend;
+	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
+	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
+		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
+	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+	WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '')
+		AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '')
+		AND t.backend = OLD.backend
+		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+	GROUP BY t.disrupted_s;
+	DELETE FROM disruption_days WHERE day = substr(NEW.run_started_at, 1, 10) AND job = NEW.job AND release = coalesce(NEW.run_release, '')
+		AND from_release = coalesce(NEW.run_from_release, '') AND upgrade = coalesce(NEW.run_upgrade, '') AND backend = NEW.backend;
+	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
+	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
+		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
+	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+	WHERE substr(t.run_started_at, 1, 10) = substr(NEW.run_started_at, 1, 10) AND t.job = NEW.job AND coalesce(t.run_release, '') = coalesce(NEW.run_release, '')
+		AND coalesce(t.run_from_release, '') = coalesce(NEW.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(NEW.run_upgrade, '')
+		AND t.backend = NEW.backend
+		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+	GROUP BY t.disrupted_s;
+END;
+
+CREATE TRIGGER disruption_days_delete AFTER DELETE ON run_disruption_totals
+BEGIN
+	DELETE FROM disruption_days WHERE day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '') AND backend = OLD.backend;
+	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
+	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
+		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
+	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
+	WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '')
+		AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '')
+		AND t.backend = OLD.backend
+		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+	GROUP BY t.disrupted_s;
+END;
