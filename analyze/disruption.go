@@ -55,6 +55,20 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 	ordered := b.IsZero()
 	backend := ""
 	byKey := map[backendKey]*sides{}
+	// A run's keys are its group's (job and edge): computed once a group,
+	// not once a row.
+	type group struct{ job, release, from, upgrade string }
+	type groupKeys struct {
+		keys []scopeKey
+		edge string
+	}
+	groups := map[group]groupKeys{}
+	// The sides a group's rows of a backend add to, found once.
+	type groupBackend struct {
+		group
+		backend string
+	}
+	cells := map[groupBackend][]*sides{}
 	flush := func() {
 		keys := make([]backendKey, 0, len(byKey))
 		for k := range byKey {
@@ -77,34 +91,48 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 			}
 		}
 		clear(byKey)
+		clear(cells)
 	}
 	err := store.DisruptionTotals(ctx, b, func(t db.RunDisruptionTotal) error {
 		if ordered && t.Backend != backend {
 			flush()
 			backend = t.Backend
 		}
-		keys := keysOf(t.Job, t.Release, t.FromRelease, t.Upgrade, jobs[t.Job])
-		if each != nil {
-			edge := ""
-			for _, k := range keys {
+		g := group{t.Job, t.Release, t.FromRelease, t.Upgrade}
+		gk, ok := groups[g]
+		if !ok {
+			gk.keys = keysOf(t.Job, t.Release, t.FromRelease, t.Upgrade, jobs[t.Job])
+			for _, k := range gk.keys {
 				if k.scope == db.ScopeEdge {
-					edge = k.key
+					gk.edge = k.key
 				}
 			}
-			each(t, edge)
+			groups[g] = gk
+		}
+		keys := gk.keys
+		if each != nil {
+			each(t, gk.edge)
 		}
 		if math.IsNaN(t.Seconds) {
 			return nil
 		}
 		inSample := t.StartedAt.After(w.sample.From) && !t.StartedAt.After(w.sample.To)
 		inBasis := t.StartedAt.After(w.basis.From) && !t.StartedAt.After(w.basis.To)
-		for _, k := range keys {
-			bk := backendKey{t.Backend, k}
-			v := byKey[bk]
-			if v == nil {
-				v = &sides{}
-				byKey[bk] = v
+		gb := groupBackend{g, t.Backend}
+		vs, ok := cells[gb]
+		if !ok {
+			for _, k := range keys {
+				bk := backendKey{t.Backend, k}
+				v := byKey[bk]
+				if v == nil {
+					v = &sides{}
+					byKey[bk] = v
+				}
+				vs = append(vs, v)
 			}
+			cells[gb] = vs
+		}
+		for _, v := range vs {
 			v.all.add(t.Seconds, t.StartedAt)
 			if inSample {
 				v.sample.add(t.Seconds, t.StartedAt)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -260,8 +259,8 @@ func TestAheadCrawlEqual(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := Config{Jobs: []*regexp.Regexp{regexp.MustCompile("upgrade")}, Since: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC),
-			Concurrency: conc, Rules: builtinRules, Presubmits: true}
+		cfg := shortSample(sampleConfig())
+		cfg.Concurrency = conc
 		if _, err := New(src, d, cfg).Run(t.Context()); err != nil && !errors.Is(err, ErrRunsFailed) {
 			t.Fatal(err)
 		}

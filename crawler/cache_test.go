@@ -27,7 +27,7 @@ func TestCachedRunReadsAsLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := openDB(t)
-	cfg := sampleConfig()
+	cfg := shortSample(sampleConfig())
 	cfg.Cache = cc
 	if _, err := New(src, d, cfg).Run(t.Context()); err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestCachedRunReadsAsLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) < 50 {
+	if len(runs) < 30 {
 		t.Fatalf("%d stored runs", len(runs))
 	}
 	// Read again from the directory, through a crawler without a cache.

@@ -208,14 +208,7 @@ func TestClassifyDirectories(t *testing.T) {
 // although their paths do not start with artifacts/; a truncated one reports
 // its parse error.
 func TestClassifySingleFiles(t *testing.T) {
-	d := openDB(t)
-	src, err := NewDir(sampleDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := New(src, d, sampleConfig()).Run(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	d, _ := sampleCrawl(t)
 	rules := classify.Builtin()
 	// A file of each kind that holds the evidence of a symptom.
 	evidence := func(like string) (symptom, file string) {

@@ -16,14 +16,7 @@ import (
 // against the backend-disruption files themselves, read here with
 // encoding/json alone: per run and backend, the sum of its files' entries.
 func TestSampleDisruptions(t *testing.T) {
-	src, err := NewDir(sampleDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := openDB(t)
-	if _, err := New(src, d, sampleConfig()).Run(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	d, _ := sampleCrawl(t)
 	got := query(t, d, `SELECT d.job || '/' || d.build_id || '|' || d.backend || '|' || printf('%.3f', sum(d.disrupted_s)) || '|' || count(*)
 FROM run_disruptions d GROUP BY d.job, d.build_id, d.backend ORDER BY 1`)
 
@@ -37,7 +30,7 @@ FROM run_disruptions d GROUP BY d.job, d.build_id, d.backend ORDER BY 1`)
 	type key struct{ run, backend string }
 	sums := map[key]float64{}
 	files := map[key]int{}
-	err = filepath.WalkDir(sampleDir, func(p string, e fs.DirEntry, err error) error {
+	err := filepath.WalkDir(sampleDir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || !strings.HasPrefix(e.Name(), "backend-disruption") || !strings.HasSuffix(e.Name(), ".json") {
 			return err
 		}

@@ -58,7 +58,7 @@ func TestProgressFrames(t *testing.T) {
 		at = at.Add(150 * time.Millisecond)
 		return at
 	}
-	cfg := sampleConfig()
+	cfg := shortSample(sampleConfig())
 	cfg.Concurrency = 2
 	cfg.Progress = progress.New(&term, "runs", progress.WithClock(clock))
 	sum, err := New(src, openDB(t), cfg).Run(t.Context())

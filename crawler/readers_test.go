@@ -88,7 +88,7 @@ func TestReadersDuringCrawl(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	})
-	cfg := sampleConfig()
+	cfg := shortSample(sampleConfig())
 	cfg.Concurrency = 2
 	_, err = New(slowSource{Source: dir, delay: 5 * time.Millisecond}, d, cfg).Run(t.Context())
 	done.Store(true)

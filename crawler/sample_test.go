@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -101,18 +103,64 @@ func shortObjects(t testing.TB) []fakestorage.Object {
 	return objs
 }
 
+// sampleCrawl is the database of one crawl of the whole sample bucket from
+// the directory with sampleConfig(), and its summary, made once for the
+// tests that only read what it stored. They must not write to it.
+func sampleCrawl(t *testing.T) (*db.DB, Summary) {
+	t.Helper()
+	crawled.once.Do(func() {
+		crawled.err = func() error {
+			src, err := NewDir(sampleDir)
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			if crawled.dir, err = os.MkdirTemp("", "prowcrawl-sample-"); err != nil {
+				return err
+			}
+			if crawled.db, err = db.Open(context.Background(), filepath.Join(crawled.dir, "prowcrawl.db")); err != nil {
+				return err
+			}
+			if crawled.sum, err = New(src, crawled.db, sampleConfig()).Run(context.Background()); err != nil {
+				return fmt.Errorf("crawl: %w (%+v)", err, crawled.sum)
+			}
+			raw, err := sql.Open("sqlite", "file:"+crawled.db.Path()+"?mode=ro")
+			if err != nil {
+				return err
+			}
+			readers.Store(crawled.db.Path(), raw)
+			return nil
+		}()
+	})
+	if crawled.err != nil {
+		t.Fatalf("the crawl of the sample bucket: %v", crawled.err)
+	}
+	return crawled.db, crawled.sum
+}
+
+var crawled struct {
+	once sync.Once
+	dir  string
+	db   *db.DB
+	sum  Summary
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if crawled.db != nil {
+		crawled.db.Close()
+	}
+	if crawled.dir != "" {
+		os.RemoveAll(crawled.dir)
+	}
+	os.Exit(code)
+}
+
 // TestCrawlSampleBucket crawls testdata/bucket and checks every run against
 // the answer key.
 func TestCrawlSampleBucket(t *testing.T) {
-	src, err := NewDir(sampleDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := openDB(t)
-	sum, err := New(src, d, sampleConfig()).Run(t.Context())
-	if err != nil {
-		t.Fatalf("crawl: %v (%+v)", err, sum)
-	}
+	d, sum := sampleCrawl(t)
 	var want []manifestRun
 	for _, r := range readManifest(t) {
 		if upgradeJobs[0].MatchString(r.Job) {

@@ -15,14 +15,12 @@ func TestShardsMergeToOneCrawl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := openDB(t)
-	if _, err := New(src, whole, shortSample(sampleConfig())).Run(t.Context()); err != nil {
-		t.Fatal(err)
+	want := cleanSample(t) // one crawl of the same jobs
+	shards := []int{1, 2, 3}
+	if testing.Short() {
+		shards = shards[1:] // one shard of one is the crawl itself
 	}
-	want := dumpDB(t, whole)
-	jobs := len(query(t, whole, `SELECT name FROM jobs`))
-
-	for _, n := range []int{1, 2, 3} {
+	for _, n := range shards {
 		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
 			dir := t.TempDir()
 			out, err := db.Open(t.Context(), filepath.Join(dir, "merged.db"))
@@ -51,7 +49,9 @@ func TestShardsMergeToOneCrawl(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if seen != jobs {
+			// The merged jobs are those of the one crawl when the dumps
+			// agree below.
+			if jobs := len(query(t, out, `SELECT name FROM jobs`)); seen != jobs || jobs == 0 {
 				t.Errorf("the shards crawled %d jobs in all, want each of the %d once", seen, jobs)
 			}
 			if got := dumpDB(t, out); got != want {

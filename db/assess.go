@@ -27,7 +27,11 @@ type SymptomRun struct {
 // rates (finished, their upgrade begun or not known not to have, of a job
 // that is no presubmit), oldest first.
 func (d *DB) SymptomRuns(ctx context.Context, symptom string, b Bounds) ([]SymptomRun, error) {
-	cond, args, err := b.where()
+	// The window's rows of the symptom from run_symptoms_window (the
+	// copies of their runs' columns say which count); only those runs are
+	// looked up.
+	c := onCopies("rs")
+	cond, args, err := b.whereOn(c)
 	if err != nil {
 		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
 	}
@@ -35,10 +39,10 @@ func (d *DB) SymptomRuns(ctx context.Context, symptom string, b Bounds) ([]Sympt
 	coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
 	coalesce(r.from_version, ''), coalesce(r.to_version, ''), coalesce(r.upgrade_state, ''),
 	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), rs.at, rs.last_at
-FROM run_symptoms rs
-JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-JOIN jobs j ON j.name = r.job
-WHERE rs.symptom_id = ? AND `+countedRun+` AND `+startedRun+` AND j.type IS NOT 'presubmit'`+cond+`
+FROM run_symptoms rs INDEXED BY run_symptoms_window
+CROSS JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
+CROSS JOIN jobs j ON j.name = r.job
+WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND j.type IS NOT 'presubmit'`+cond+`
 ORDER BY r.started_at, r.job, r.build_id`, append([]any{symptom}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
@@ -79,20 +83,37 @@ type EdgeFromVersion struct {
 
 // EdgeFromVersions counts, for every edge, platform and from-version, the
 // runs within b that rates count, and those showing symptom. The runs come
-// from runs_window, which covers what is read of them.
+// from runs_window, which covers what is read of them; those showing the
+// symptom from run_symptoms_window, each of them looked up (for its edge
+// and from-version), not each run of the window.
 func (d *DB) EdgeFromVersions(ctx context.Context, symptom string, b Bounds) ([]EdgeFromVersion, error) {
 	cond, args, err := b.where()
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
-	coalesce(j.platform, ''), coalesce(r.from_version, ''), count(*),
-	count(rs.symptom_id)
-FROM runs r INDEXED BY runs_window CROSS JOIN jobs j ON j.name = r.job
-LEFT JOIN run_symptoms rs ON rs.job = r.job AND rs.build_id = r.build_id AND rs.symptom_id = ?
-WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
-GROUP BY 1, 2, 3, 4, 5, 6
-ORDER BY 1, 5, 6`, append([]any{symptom}, args...)...)
+	c := onCopies("rs")
+	hitCond, hitArgs, err := b.whereOn(c)
+	if err != nil {
+		return nil, fmt.Errorf("from-versions: %w", err)
+	}
+	const key = `coalesce(r.edge, '') AS edge, coalesce(r.release, '') AS release, coalesce(r.from_release, '') AS from_release,
+	coalesce(r.upgrade, '') AS upgrade, coalesce(j.platform, '') AS platform, coalesce(r.from_version, '') AS from_version`
+	rows, err := d.db.QueryContext(ctx, `WITH w AS (
+	SELECT `+key+`, count(*) AS runs
+	FROM runs r INDEXED BY runs_window CROSS JOIN jobs j ON j.name = r.job
+	WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
+	GROUP BY 1, 2, 3, 4, 5, 6
+), h AS (
+	SELECT `+key+`, count(*) AS runs
+	FROM run_symptoms rs INDEXED BY run_symptoms_window
+	CROSS JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
+	CROSS JOIN jobs j ON j.name = r.job
+	WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND r.edge IS NOT NULL`+hitCond+`
+	GROUP BY 1, 2, 3, 4, 5, 6
+)
+SELECT w.edge, w.release, w.from_release, w.upgrade, w.platform, w.from_version, w.runs, coalesce(h.runs, 0)
+FROM w LEFT JOIN h USING (edge, release, from_release, upgrade, platform, from_version)
+ORDER BY 1, 5, 6`, append(append(args, symptom), hitArgs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
@@ -126,16 +147,16 @@ type TestFailedWith struct {
 // TestsFailedWith reads the tests that failed in the runs within b that
 // show symptom and count in its rates, the most often first, at most limit.
 func (d *DB) TestsFailedWith(ctx context.Context, symptom string, b Bounds, limit int) ([]TestFailedWith, error) {
-	cond, args, err := b.where()
+	c := onCopies("rs")
+	cond, args, err := b.whereOn(c)
 	if err != nil {
 		return nil, fmt.Errorf("tests failed with %s: %w", symptom, err)
 	}
 	rows, err := d.db.QueryContext(ctx, `SELECT t.suite, t.name, count(*)
-FROM run_symptoms rs
-JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-JOIN tests t ON t.job = rs.job AND t.build_id = rs.build_id
-JOIN jobs j ON j.name = r.job
-WHERE rs.symptom_id = ? AND t.status = 'fail' AND `+countedRun+` AND `+startedRun+` AND j.type IS NOT 'presubmit'`+cond+`
+FROM run_symptoms rs INDEXED BY run_symptoms_window
+CROSS JOIN jobs j ON j.name = rs.job
+CROSS JOIN tests t ON t.job = rs.job AND t.build_id = rs.build_id
+WHERE rs.symptom_id = ? AND t.status = 'fail' AND `+c.counted()+` AND `+c.started()+` AND j.type IS NOT 'presubmit'`+cond+`
 GROUP BY 1, 2 ORDER BY 3 DESC, 2, 1 LIMIT ?`, append(append([]any{symptom}, args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("tests failed with %s: %w", symptom, err)

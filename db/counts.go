@@ -3,9 +3,9 @@ package db
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -30,21 +30,7 @@ func (b Bounds) IsZero() bool {
 
 // where is the SQL condition of b on runs r, with its arguments.
 func (b Bounds) where() (string, []any, error) {
-	var w where
-	if !b.Since.IsZero() {
-		w.add(`r.started_at >= ?`, formatTime(b.Since))
-	}
-	if !b.Until.IsZero() {
-		w.add(`r.started_at < ?`, formatTime(b.Until))
-	}
-	if b.Jobs != nil {
-		jobs, err := json.Marshal(b.Jobs)
-		if err != nil {
-			return "", nil, err
-		}
-		w.add(`r.job IN (SELECT value FROM json_each(?))`, string(jobs))
-	}
-	return w.sql(), w.args, nil
+	return b.whereOn(onRuns("r"))
 }
 
 // RunGroup counts the finished runs of one job on one edge. The edge is the
@@ -189,14 +175,26 @@ func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCoun
 
 	// The plans are fixed (INDEXED BY, CROSS JOIN keeps the order written):
 	// without statistics, SQLite would pick runs_result and read the wide
-	// rows of the table, ten times slower. runs_analysis is read in the
-	// order of the grouping, and covers it. The symptoms' matches are read
-	// from their covering index, each run looked up once in runs_key, which
-	// covers what the grouping needs of the run (+result: as a term of the
-	// index, the IN would look each run up three times). The runs are
-	// grouped before the join with jobs: one lookup per group, not per run.
+	// rows of the table, ten times slower. The runs are grouped before the
+	// join with jobs: one lookup per group, not per run.
 	const inSample = `r.started_at > ?1 AND r.started_at <= ?2`
 	const inBasis = `r.started_at > ?3 AND r.started_at <= ?4`
+	// A window's runs are one range of runs_window, which covers what is
+	// read of them (and is sorted for the grouping); every run, or the runs
+	// of some jobs, are read from runs_analysis in the grouping's order.
+	runsIndex := "runs_analysis"
+	if o.Bounds.timed() {
+		runsIndex = "runs_window"
+	}
+	// The symptoms' matches are counted from the copies of their runs'
+	// columns (migration 0017), in run_symptoms_window: one range of it per
+	// symptom for a window, and no run looked up.
+	rs := onCopies("rs")
+	hitBound, hitArgs, err := o.Bounds.whereOn(rs)
+	if err != nil {
+		return c, fmt.Errorf("analysis counts: %w", err)
+	}
+	hitWindowArgs := append(slices.Clone(args[:4]), hitArgs...)
 	c.Runs, err = queryList(ctx, tx, func(rows *sql.Rows) (RunGroup, error) {
 		var g RunGroup
 		var first, last sql.NullString
@@ -227,7 +225,7 @@ FROM (
 		count(CASE WHEN r.upgrade_started = 0 AND `+inBasis+` THEN 1 END) AS basis_left_out,
 		min(CASE WHEN `+startedRun+` THEN r.started_at END) AS first,
 		max(CASE WHEN `+startedRun+` THEN r.started_at END) AS last
-	FROM runs r INDEXED BY runs_analysis
+	FROM runs r INDEXED BY `+runsIndex+`
 	WHERE `+countedRun+bound+`
 	GROUP BY r.job, r.release, r.from_release, r.upgrade
 ) g JOIN jobs j ON j.name = g.job
@@ -239,17 +237,16 @@ ORDER BY 1, 2, 3, 4`, args...)
 	c.Hits, err = queryList(ctx, tx, func(rows *sql.Rows) (SymptomGroup, error) {
 		var g SymptomGroup
 		return g, rows.Scan(&g.Symptom, &g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.Runs, &g.Failed, &g.Sample, &g.Basis)
-	}, `SELECT rs.symptom_id, r.job, coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
+	}, `SELECT rs.symptom_id, rs.job, `+rs.edge()+`,
 	count(*),
-	count(CASE WHEN r.result <> 'success' THEN 1 END),
-	count(CASE WHEN `+inSample+` THEN 1 END),
-	count(CASE WHEN `+inBasis+` THEN 1 END)
+	count(CASE WHEN `+rs.result+` <> 'success' THEN 1 END),
+	count(CASE WHEN `+rs.in("?1", "?2")+` THEN 1 END),
+	count(CASE WHEN `+rs.in("?3", "?4")+` THEN 1 END)
 FROM symptoms s
-CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_symptom_run ON rs.symptom_id = s.id
-CROSS JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-WHERE s.active = 1 AND +`+countedRun+` AND `+startedRun+bound+`
-GROUP BY rs.symptom_id, r.job, r.release, r.from_release, r.upgrade
-ORDER BY 1, 2, 3, 4, 5`, args...)
+CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_window ON rs.symptom_id = s.id
+WHERE s.active = 1 AND `+rs.counted()+` AND `+rs.started()+hitBound+`
+GROUP BY rs.symptom_id, rs.job, `+rs.release+`, `+rs.fromRelease+`, `+rs.upgrade+`
+ORDER BY 1, 2, 3, 4, 5`, hitWindowArgs...)
 	if err != nil {
 		return c, fmt.Errorf("symptom counts: %w", err)
 	}
@@ -265,24 +262,23 @@ ORDER BY 1, 2, 3, 4, 5`, args...)
 			g.Monday, err = time.Parse(time.DateOnly, monday)
 			return g, err
 		}
-		const week = `strftime('%G-W%V', r.started_at), date(r.started_at, '-6 days', 'weekday 1')`
+		week := weekOf("r.started_at")
 		runs, err := queryList(ctx, tx, scanWeek, `SELECT '', r.job, coalesce(r.release, ''), coalesce(r.from_release, ''),
 	coalesce(r.upgrade, ''), `+week+`, count(*)
-FROM runs r INDEXED BY runs_analysis
+FROM runs r INDEXED BY `+runsIndex+`
 WHERE `+countedRun+` AND `+startedRun+` AND r.started_at IS NOT NULL`+bound+`
 GROUP BY 2, 3, 4, 5, 6
 ORDER BY 2, 3, 4, 5, 6`, boundArgs...)
 		if err != nil {
 			return c, fmt.Errorf("weekly counts: %w", err)
 		}
-		hits, err := queryList(ctx, tx, scanWeek, `SELECT rs.symptom_id, r.job, coalesce(r.release, ''), coalesce(r.from_release, ''),
-	coalesce(r.upgrade, ''), `+week+`, count(*)
+		hits, err := queryList(ctx, tx, scanWeek, `SELECT rs.symptom_id, rs.job, `+rs.edge()+`,
+	`+weekOf(rs.startedAt)+`, count(*)
 FROM symptoms s
-CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_symptom_run ON rs.symptom_id = s.id
-CROSS JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-WHERE s.active = 1 AND +`+countedRun+` AND `+startedRun+` AND r.started_at IS NOT NULL`+bound+`
+CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_window ON rs.symptom_id = s.id
+WHERE s.active = 1 AND `+rs.counted()+` AND `+rs.started()+` AND `+rs.startedAt+` IS NOT NULL`+hitBound+`
 GROUP BY 1, 2, 3, 4, 5, 6
-ORDER BY 1, 2, 3, 4, 5, 6`, boundArgs...)
+ORDER BY 1, 2, 3, 4, 5, 6`, hitArgs...)
 		if err != nil {
 			return c, fmt.Errorf("weekly symptom counts: %w", err)
 		}
@@ -306,6 +302,12 @@ ORDER BY job, release, from_release, upgrade, suite, name`)
 		return c, fmt.Errorf("test counts: %w", err)
 	}
 	return c, nil
+}
+
+// weekOf are the ISO week of the start time column col ("2026-W47") and
+// its Monday.
+func weekOf(col string) string {
+	return `strftime('%G-W%V', ` + col + `), date(` + col + `, '-6 days', 'weekday 1')`
 }
 
 // queryList runs query and scans every row with scan.

@@ -26,8 +26,11 @@ const (
 	DisruptionFromEvents = "events"
 )
 
-const insertDisruption = `INSERT INTO run_disruptions (job, build_id, file, backend, backend_name, connection, disrupted_s, source)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+const insertDisruption = `INSERT INTO run_disruptions (job, build_id, file, backend, backend_name, connection, disrupted_s, source,
+	` + runCopies + `)
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ` + runCopied + `
+FROM (SELECT 1) LEFT JOIN runs r ON r.job = ?1 AND r.build_id = ?2
+WHERE true
 ON CONFLICT (job, build_id, file, backend) DO UPDATE SET
 	disrupted_s = CASE
 		WHEN disrupted_s IS NULL THEN excluded.disrupted_s
@@ -75,15 +78,12 @@ type RunDisruptionTotal struct {
 // of a window are found by their start, not among every run's rows). A
 // run whose upgrade never began is left out, as the rates leave it out.
 func (d *DB) DisruptionTotals(ctx context.Context, b Bounds, fn func(RunDisruptionTotal) error) (err error) {
-	cond, args, err := b.where()
-	if err != nil {
-		return fmt.Errorf("disruption totals: %w", err)
-	}
 	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("disruption totals: %w", err)
 	}
 	defer func() { err = errors.Join(err, rollback(tx)) }()
+	var args []any
 	// Every run: run_disruptions_backend holds the grouping's order and the
 	// seconds; each run is looked up once by its key.
 	q := `SELECT d.backend, d.job, d.build_id, coalesce(r.release, ''), coalesce(r.from_release, ''),
@@ -94,22 +94,32 @@ WHERE ` + countedRun + ` AND ` + startedRun + `
 GROUP BY d.backend, d.job, d.build_id
 ORDER BY d.backend, d.job, d.build_id`
 	if !b.IsZero() {
-		// A window: its runs by their start from runs_window, then each
-		// run's rows from run_disruptions_run (both cover what is read), in
-		// the order of its backends: a run's files of a backend come one
-		// after the other and are summed here, which spares SQLite a sort
-		// of every row of the window.
-		q = `SELECT d.backend, r.job, r.build_id, coalesce(r.release, ''), coalesce(r.from_release, ''),
-	coalesce(r.upgrade, ''), r.started_at, d.disrupted_s
-FROM runs r INDEXED BY runs_window CROSS JOIN run_disruptions d INDEXED BY run_disruptions_run ON d.job = r.job AND d.build_id = r.build_id
-WHERE ` + countedRun + ` AND ` + startedRun + cond
+		// A window: its rows are one range of run_disruptions_window, by
+		// their run's start, with the copies of the run's columns that are
+		// read (migration 0017): no run is looked up. A run's files of a
+		// backend come one after the other and are summed here, which
+		// spares SQLite a sort of every row of the window.
+		c := onCopies("d")
+		cond, bargs, err := b.whereOn(c)
+		if err != nil {
+			return fmt.Errorf("disruption totals: %w", err)
+		}
+		q = `SELECT d.backend, d.job, d.build_id, ` + c.edge() + `, ` + c.startedAt + `, d.disrupted_s
+FROM run_disruptions d INDEXED BY run_disruptions_window
+WHERE ` + c.counted() + ` AND ` + c.started() + cond
+		args = bargs
 	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("disruption totals: %w", err)
 	}
 	defer rows.Close()
-	var cur RunDisruptionTotal
+	// cur is the total being summed, and its start as stored.
+	type runTotal struct {
+		RunDisruptionTotal
+		started sql.NullString
+	}
+	var cur runTotal
 	have := false
 	for rows.Next() {
 		var t RunDisruptionTotal
@@ -130,20 +140,22 @@ WHERE ` + countedRun + ` AND ` + startedRun + cond
 			continue
 		}
 		if have {
-			if err := fn(cur); err != nil {
+			if err := fn(cur.RunDisruptionTotal); err != nil {
 				return err
 			}
 		}
-		if t.StartedAt, err = parseTime(started); err != nil {
+		if have && started.String == cur.started.String && started.Valid == cur.started.Valid {
+			t.StartedAt = cur.StartedAt // a run's rows, and a window's, come by their start
+		} else if t.StartedAt, err = parseTime(started); err != nil {
 			return fmt.Errorf("disruption totals: %w", err)
 		}
-		cur, have = t, true
+		cur, have = runTotal{t, started}, true
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("disruption totals: %w", err)
 	}
 	if have {
-		return fn(cur)
+		return fn(cur.RunDisruptionTotal)
 	}
 	return nil
 }

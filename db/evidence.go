@@ -32,7 +32,8 @@ type Evidence struct {
 // first, at most limit of them (all when limit <= 0). A non-empty edgeKey
 // ("4.13->4.14 minor") keeps the runs on that edge.
 func (d *DB) RunEvidence(ctx context.Context, symptom, edgeKey string, b Bounds, limit int) ([]Evidence, error) {
-	cond, args, err := b.where()
+	c := onCopies("rs")
+	cond, args, err := b.whereOn(c)
 	if err != nil {
 		return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
 	}
@@ -46,10 +47,10 @@ func (d *DB) RunEvidence(ctx context.Context, symptom, edgeKey string, b Bounds,
 	query := `SELECT r.job, r.build_id, r.url, r.result, r.started_at, coalesce(r.edge, ''), coalesce(r.variant, ''),
 	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.type, ''),
 	rs.symptom_id, rs.hits, coalesce(rs.file, ''), coalesce(rs.line, 0), coalesce(rs.excerpt, ''), rs.at
-FROM run_symptoms rs INDEXED BY run_symptoms_symptom_run
-JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
-JOIN jobs j ON j.name = r.job
-WHERE rs.symptom_id = ? AND ` + countedRun + ` AND ` + startedRun + cond + w.sql() + `
+FROM run_symptoms rs INDEXED BY run_symptoms_window
+CROSS JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
+CROSS JOIN jobs j ON j.name = r.job
+WHERE rs.symptom_id = ? AND ` + c.counted() + ` AND ` + c.started() + cond + w.sql() + `
 ORDER BY r.started_at DESC, r.build_id DESC
 LIMIT ?`
 	rows, err := d.db.QueryContext(ctx, query, append(append(append([]any{symptom}, args...), w.args...), limit)...)

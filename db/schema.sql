@@ -1,5 +1,5 @@
--- version 16
--- The schema of every migration up to 0016_window_indexes, written by `make schema`; do not edit.
+-- version 17
+-- The schema of every migration up to 0017_window_copies, written by `make schema`; do not edit.
 
 CREATE TABLE jobs (
 	name         TEXT PRIMARY KEY,
@@ -66,7 +66,7 @@ CREATE TABLE run_symptoms (
 	file       TEXT,
 	line       INTEGER,
 	excerpt    TEXT,
-	at         TEXT, last_at TEXT, rule_hash TEXT,
+	at         TEXT, last_at TEXT, rule_hash TEXT, run_started_at TEXT, run_result TEXT, run_upgrade_started INTEGER, run_release TEXT, run_from_release TEXT, run_upgrade TEXT,
 	PRIMARY KEY (job, build_id, symptom_id),
 	FOREIGN KEY (job, build_id) REFERENCES runs (job, build_id) ON DELETE CASCADE
 ) STRICT;
@@ -165,7 +165,7 @@ CREATE TABLE run_disruptions (
 	backend_name TEXT,
 	connection   TEXT CHECK (connection IN ('new', 'reused')),
 	disrupted_s  REAL CHECK (disrupted_s >= 0),
-	source       TEXT NOT NULL CHECK (source IN ('backend-disruption', 'events')),
+	source       TEXT NOT NULL CHECK (source IN ('backend-disruption', 'events')), run_started_at TEXT, run_result TEXT, run_upgrade_started INTEGER, run_release TEXT, run_from_release TEXT, run_upgrade TEXT,
 	PRIMARY KEY (job, build_id, file, backend),
 	FOREIGN KEY (job, build_id) REFERENCES runs (job, build_id) ON DELETE CASCADE
 ) STRICT;
@@ -272,7 +272,11 @@ CREATE INDEX runs_not_started ON runs (job, build_id, result, url) WHERE upgrade
 CREATE INDEX runs_window ON runs (started_at, result, upgrade_started, job, build_id,
 	release, from_release, upgrade, edge, from_version);
 
-CREATE INDEX run_disruptions_run ON run_disruptions (job, build_id, backend, disrupted_s);
+CREATE INDEX run_symptoms_window ON run_symptoms (symptom_id, run_started_at, run_result, run_upgrade_started,
+	job, build_id, run_release, run_from_release, run_upgrade);
+
+CREATE INDEX run_disruptions_window ON run_disruptions (run_started_at, run_result, run_upgrade_started,
+	job, build_id, backend, disrupted_s, run_release, run_from_release, run_upgrade);
 
 CREATE VIEW v_regressions AS
 SELECT v.symptom_id, s.title, s.bug, v.scope, v.scope_key, v.comparison, v.verdict,
@@ -405,3 +409,57 @@ FROM run_disruptions d
 JOIN runs r ON r.job = d.job AND r.build_id = d.build_id
 JOIN jobs j ON j.name = r.job
 GROUP BY d.job, d.build_id, d.backend;
+
+CREATE TRIGGER run_symptoms_copy AFTER INSERT ON run_symptoms
+WHEN EXISTS (SELECT 1 FROM runs r WHERE r.job = NEW.job AND r.build_id = NEW.build_id
+	AND (r.started_at IS NOT NEW.run_started_at OR r.result IS NOT NEW.run_result OR r.upgrade_started IS NOT NEW.run_upgrade_started
+		OR r.release IS NOT NEW.run_release OR r.from_release IS NOT NEW.run_from_release OR r.upgrade IS NOT NEW.run_upgrade))
+BEGIN
+	UPDATE run_symptoms SET (run_started_at, run_result, run_upgrade_started, run_release, run_from_release, run_upgrade) =
+		(SELECT r.started_at, r.result, r.upgrade_started, r.release, r.from_release, r.upgrade FROM runs r
+		 WHERE r.job = NEW.job AND r.build_id = NEW.build_id)
+	WHERE rowid = NEW.rowid;
+END;
+
+CREATE TRIGGER run_disruptions_copy AFTER INSERT ON run_disruptions
+WHEN EXISTS (SELECT 1 FROM runs r WHERE r.job = NEW.job AND r.build_id = NEW.build_id
+	AND (r.started_at IS NOT NEW.run_started_at OR r.result IS NOT NEW.run_result OR r.upgrade_started IS NOT NEW.run_upgrade_started
+		OR r.release IS NOT NEW.run_release OR r.from_release IS NOT NEW.run_from_release OR r.upgrade IS NOT NEW.run_upgrade))
+BEGIN
+	UPDATE run_disruptions SET (run_started_at, run_result, run_upgrade_started, run_release, run_from_release, run_upgrade) =
+		(SELECT r.started_at, r.result, r.upgrade_started, r.release, r.from_release, r.upgrade FROM runs r
+		 WHERE r.job = NEW.job AND r.build_id = NEW.build_id)
+	WHERE rowid = NEW.rowid;
+END;
+
+CREATE TRIGGER runs_copy_insert AFTER INSERT ON runs
+BEGIN
+	UPDATE run_symptoms SET run_started_at = NEW.started_at, run_result = NEW.result, run_upgrade_started = NEW.upgrade_started,
+		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
+	WHERE job = NEW.job AND build_id = NEW.build_id;
+	UPDATE run_disruptions SET run_started_at = NEW.started_at, run_result = NEW.result, run_upgrade_started = NEW.upgrade_started,
+		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
+	WHERE job = NEW.job AND build_id = NEW.build_id;
+END;
+
+CREATE TRIGGER runs_copy_update AFTER UPDATE ON runs
+WHEN OLD.started_at IS NOT NEW.started_at OR OLD.result IS NOT NEW.result OR OLD.upgrade_started IS NOT NEW.upgrade_started
+	OR OLD.release IS NOT NEW.release OR OLD.from_release IS NOT NEW.from_release OR OLD.upgrade IS NOT NEW.upgrade
+BEGIN
+	UPDATE run_symptoms SET run_started_at = NEW.started_at, run_result = NEW.result, run_upgrade_started = NEW.upgrade_started,
+		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
+	WHERE job = NEW.job AND build_id = NEW.build_id;
+	UPDATE run_disruptions SET run_started_at = NEW.started_at, run_result = NEW.result, run_upgrade_started = NEW.upgrade_started,
+		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
+	WHERE job = NEW.job AND build_id = NEW.build_id;
+END;
+
+CREATE TRIGGER runs_copy_delete AFTER DELETE ON runs
+BEGIN
+	UPDATE run_symptoms SET run_started_at = NULL, run_result = NULL, run_upgrade_started = NULL,
+		run_release = NULL, run_from_release = NULL, run_upgrade = NULL
+	WHERE job = OLD.job AND build_id = OLD.build_id;
+	UPDATE run_disruptions SET run_started_at = NULL, run_result = NULL, run_upgrade_started = NULL,
+		run_release = NULL, run_from_release = NULL, run_upgrade = NULL
+	WHERE job = OLD.job AND build_id = OLD.build_id;
+END;

@@ -153,14 +153,26 @@ func disruptionSVG(edge, basis, sampleDates, basisDates string, rows []disruptio
 			fmt.Fprintf(&b, `<g><title>%s</title>`, e(what))
 			fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="10" fill="%s" opacity="0.35"/>`, x(d.Median), fx(cy-5), fx(math.Max((d.P95-d.Median)/top*dcPlot, 1.5)), color)
 			fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="%s" stroke-width="3"/>`, x(d.Max), x(d.Max), fx(cy-8), fx(cy+8), color)
+			// Equal values stack upwards a little, so that a pile of
+			// zeros reads as a pile; a dot drawn where one of the same
+			// colour already is would not show, and is left out: a side of
+			// thousands of runs is a few hundred dots, the same picture.
+			drawn := map[[2]string]bool{}
+			k := 0
 			for j, v := range d.Sorted() {
-				// Equal values stack upwards a little, so that a pile of
-				// zeros reads as a pile.
-				k := 0
-				for j-k-1 >= 0 && d.Sorted()[j-k-1] == v {
-					k++
+				if j > 0 && d.Sorted()[j-1] == v {
+					if k++; k > 4 {
+						continue // where the fifth of them is
+					}
+				} else {
+					k = 0
 				}
-				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="%.1f" fill="%s"/>`, x(v), fx(cy-math.Min(float64(k), 4)*1.5), dcDotR, color)
+				at := [2]string{x(v), fx(cy - math.Min(float64(k), 4)*1.5)}
+				if drawn[at] {
+					continue
+				}
+				drawn[at] = true
+				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="%.1f" fill="%s"/>`, at[0], at[1], dcDotR, color)
 			}
 			b.WriteString(`</g>`)
 		}

@@ -45,7 +45,7 @@ func TestUserRulesAfterRefetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	base := []string{"--bucket", sampleBucket, "--db", dbPath, "--since", "2019-01-01"}
+	base := withShortJob("--bucket", sampleBucket, "--db", dbPath, "--since", "2019-01-01")
 	if err := run(t.Context(), append([]string{"crawl"}, base...), &stdout, &stderr); err != nil {
 		t.Fatalf("crawl: %v %s", err, stderr.String())
 	}
@@ -65,7 +65,11 @@ func TestUserRulesAfterRefetch(t *testing.T) {
 	// The sample bucket plants refusals on the API port (6443) as a
 	// near-miss of etcd-connection-refused: count the runs by plain search.
 	want := 0
-	logs, _ := filepath.Glob(filepath.Join(sampleBucket, "logs", "*upgrade*", "*", "artifacts", "*", "openshift-e2e-test", "build-log.txt"))
+	jobs := "*upgrade*"
+	if j := shortJob(); j != "" {
+		jobs = "*" + j + "*"
+	}
+	logs, _ := filepath.Glob(filepath.Join(sampleBucket, "logs", jobs, "*", "artifacts", "*", "openshift-e2e-test", "build-log.txt"))
 	for _, l := range logs {
 		if b, _ := os.ReadFile(l); bytes.Contains(b, []byte(":6443: connect: connection refused")) {
 			want++
@@ -188,7 +192,7 @@ func TestRulesDisabled(t *testing.T) {
 	}
 
 	dbPath := filepath.Join(dir, "prowcrawl.db")
-	if err := run(t.Context(), []string{"crawl", "--bucket", sampleBucket, "--db", dbPath, "--since", "2019-01-01", "--rules", off}, &stdout, &stderr); err != nil {
+	if err := run(t.Context(), withShortJob("crawl", "--bucket", sampleBucket, "--db", dbPath, "--since", "2019-01-01", "--rules", off), &stdout, &stderr); err != nil {
 		t.Fatalf("crawl: %v %s", err, stderr.String())
 	}
 	if n := countRows(t, dbPath, `SELECT count(*) FROM run_symptoms WHERE symptom_id = 'pod-network-cross-node'`); n != 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -33,25 +34,22 @@ var summaryRE = regexp.MustCompile(`^crawl: (\d+) jobs, (\d+) new runs, (\d+) up
 
 // TestCrawlCommand runs the demo's commands as a user would, twice.
 func TestCrawlCommand(t *testing.T) {
-	dbPath := filepath.Join(t.TempDir(), "prowcrawl.db")
-	args := []string{"crawl", "--bucket", sampleBucket, "--db", dbPath, "--since", "2019-01-01", "--presubmits", "--log-format", "json", "--log-level", "info"}
-
-	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
-		t.Fatalf("crawl: %v\n%s", err, stderr.String())
-	}
-	m := summaryRE.FindStringSubmatch(stdout.String())
+	// The first crawl is demoDB's, into a new database.
+	dbPath := demoDB(t)
+	m := summaryRE.FindStringSubmatch(demoCrawl.stdout)
 	if m == nil || m[1] != "9" || m[2] == "0" || m[5] == "0" {
-		t.Fatalf("summary %q, want 9 jobs, new runs and the sample's planted regressions", stdout.String())
+		t.Fatalf("summary %q, want 9 jobs, new runs and the sample's planted regressions", demoCrawl.stdout)
 	}
-	if !strings.Contains(stderr.String(), `"msg":"runs to read"`) {
-		t.Errorf("--log-format json --log-level info logged no JSON progress: %q", stderr.String())
+	if !strings.Contains(demoCrawl.stderr, `"msg":"runs to read"`) {
+		t.Errorf("--log-format json --log-level info logged no JSON progress: %q", demoCrawl.stderr)
 	}
-	if strings.Contains(stderr.String(), "\r") {
+	if strings.Contains(demoCrawl.stderr, "\r") {
 		t.Error("drew a progress bar although stderr is not a terminal")
 	}
 
-	stdout.Reset()
+	args := slices.Clone(demoCrawl.args)
+	args[slices.Index(args, "--db")+1] = dbPath
+	var stdout, stderr bytes.Buffer
 	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("second crawl: %v", err)
 	}

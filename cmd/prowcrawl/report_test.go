@@ -2,24 +2,76 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// demoDB crawls the sample bucket as 'make demo' does and returns the
-// database's path.
+// demoDB crawls the sample bucket as 'make demo' does (logging as JSON, at
+// level info) and returns the path
+// of a copy of the database, with its cache beside it, that the test may
+// change. The crawl is made once for every test that asks.
 func demoDB(t *testing.T) string {
 	t.Helper()
-	dbPath := filepath.Join(t.TempDir(), "prowcrawl.db")
-	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"crawl", "--bucket", sampleBucket, "--db", dbPath, "--since", "2019-01-01", "--presubmits"}, &stdout, &stderr); err != nil {
-		t.Fatalf("crawl: %v\n%s", err, stderr.String())
+	demoCrawl.once.Do(func() {
+		if demoCrawl.dir, demoCrawl.err = os.MkdirTemp("", "prowcrawl-demo-"); demoCrawl.err != nil {
+			return
+		}
+		var stdout, stderr bytes.Buffer
+		demoCrawl.args = []string{"crawl", "--bucket", sampleBucket, "--db", filepath.Join(demoCrawl.dir, "prowcrawl.db"), "--since", "2019-01-01", "--presubmits",
+			"--log-format", "json", "--log-level", "info"}
+		if err := run(context.Background(), demoCrawl.args, &stdout, &stderr); err != nil {
+			demoCrawl.err = fmt.Errorf("crawl: %v\n%s", err, stderr.String())
+		}
+		demoCrawl.stdout, demoCrawl.stderr = stdout.String(), stderr.String()
+	})
+	if demoCrawl.err != nil {
+		t.Fatal(demoCrawl.err)
 	}
-	return dbPath
+	dir := t.TempDir()
+	err := filepath.WalkDir(demoCrawl.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(demoCrawl.dir, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "prowcrawl.db")
+}
+
+// demoCrawl is the crawl demoDB makes once: its command line (logging as
+// JSON at level info), what it printed, and the directory of its database.
+var demoCrawl struct {
+	once           sync.Once
+	args           []string
+	stdout, stderr string
+	dir            string
+	err            error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demoCrawl.dir != "" {
+		os.RemoveAll(demoCrawl.dir)
+	}
+	os.Exit(code)
 }
 
 func runReportCmd(t *testing.T, args ...string) string {

@@ -464,10 +464,6 @@ type intervalMessage struct {
 	Annotations  map[string]string `json:"annotations"`
 }
 
-type intervalList struct {
-	Items []interval `json:"items"`
-}
-
 func (e event) interval() interval {
 	keys := map[string]string{}
 	for _, p := range e.keys {

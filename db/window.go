@@ -1,0 +1,79 @@
+package db
+
+import "encoding/json"
+
+// A window's rows are counted from indexes in window order (migration
+// 0017): run_symptoms and run_disruptions carry copies of the columns of
+// their run that a window and a rate read (its start, result, whether its
+// upgrade began, and its edge), kept equal to the run's by triggers, so
+// that the rows of a window are one range of an index and no run is
+// looked up. runCols names those columns wherever a query reads them.
+
+// runCopies are the columns of run_symptoms and run_disruptions that copy
+// their run's, and runCopied the run's columns they copy, of runs r.
+const (
+	runCopies = `run_started_at, run_result, run_upgrade_started, run_release, run_from_release, run_upgrade`
+	runCopied = `r.started_at, r.result, r.upgrade_started, r.release, r.from_release, r.upgrade`
+)
+
+// runCols name a run's columns that the counts read: those of runs, or the
+// copies of them in run_symptoms and run_disruptions.
+type runCols struct {
+	job, startedAt, result, upgradeStarted, release, fromRelease, upgrade string
+}
+
+// onRuns are the columns of runs, alias t.
+func onRuns(t string) runCols {
+	return runCols{job: t + ".job", startedAt: t + ".started_at", result: t + ".result", upgradeStarted: t + ".upgrade_started",
+		release: t + ".release", fromRelease: t + ".from_release", upgrade: t + ".upgrade"}
+}
+
+// onCopies are the copies of a run's columns in run_symptoms or
+// run_disruptions, alias t.
+func onCopies(t string) runCols {
+	return runCols{job: t + ".job", startedAt: t + ".run_started_at", result: t + ".run_result", upgradeStarted: t + ".run_upgrade_started",
+		release: t + ".run_release", fromRelease: t + ".run_from_release", upgrade: t + ".run_upgrade"}
+}
+
+// counted is countedRun on c.
+func (c runCols) counted() string { return c.result + ` IN ('success', 'failure', 'error')` }
+
+// started is startedRun on c.
+func (c runCols) started() string { return c.upgradeStarted + ` IS NOT 0` }
+
+// edge are the run's edge columns, NULL as ”.
+func (c runCols) edge() string {
+	return `coalesce(` + c.release + `, ''), coalesce(` + c.fromRelease + `, ''), coalesce(` + c.upgrade + `, '')`
+}
+
+// in is the condition that the run started in the window (From excluded,
+// To included) whose ends are the parameters from and to ("?1", "?2").
+func (c runCols) in(from, to string) string {
+	return c.startedAt + ` > ` + from + ` AND ` + c.startedAt + ` <= ` + to
+}
+
+// timed reports whether b bounds the runs' start: a window, which the
+// indexes in window order serve.
+func (b Bounds) timed() bool {
+	return !b.Since.IsZero() || !b.Until.IsZero()
+}
+
+// whereOn is the SQL condition of b on the run columns c, with its
+// arguments.
+func (b Bounds) whereOn(c runCols) (string, []any, error) {
+	var w where
+	if !b.Since.IsZero() {
+		w.add(c.startedAt+` >= ?`, formatTime(b.Since))
+	}
+	if !b.Until.IsZero() {
+		w.add(c.startedAt+` < ?`, formatTime(b.Until))
+	}
+	if b.Jobs != nil {
+		jobs, err := json.Marshal(b.Jobs)
+		if err != nil {
+			return "", nil, err
+		}
+		w.add(c.job+` IN (SELECT value FROM json_each(?))`, string(jobs))
+	}
+	return w.sql(), w.args, nil
+}
