@@ -190,7 +190,12 @@ func BenchmarkCrawlLatency(b *testing.B) {
 				var tenths []float64
 				inFlight, tenths = tl.busy(t0, t1)
 				held = tl.held()
-				b.Logf("requests in flight, by tenth of the crawl's %.2f s: %.1f", t1.Sub(t0).Seconds(), tenths)
+				begin, last := tl.bounds()
+				b.Logf("requests in flight, by tenth of the crawl's %.2f s: %.1f; the first request after %d ms, the last done %d ms before the end",
+					t1.Sub(t0).Seconds(), tenths, begin.Sub(t0).Milliseconds(), t1.Sub(last).Milliseconds())
+				_, head := tl.busy(t0, t0.Add(500*time.Millisecond))
+				_, tail := tl.busy(t1.Add(-500*time.Millisecond), t1)
+				b.Logf("by 50 ms, the first 500 ms: %.1f; the last: %.1f", head, tail)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -308,6 +313,21 @@ func (tl *timeline) busy(start, end time.Time) (mean float64, tenths []float64) 
 	}
 	accrue(last, end, n)
 	return area.Seconds() / wall.Seconds(), tenths
+}
+
+// bounds is when the first request started and the last ended.
+func (tl *timeline) bounds() (first, last time.Time) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	for i, s := range tl.spans {
+		if i == 0 || s.start.Before(first) {
+			first = s.start
+		}
+		if s.end.After(last) {
+			last = s.end
+		}
+	}
+	return first, last
 }
 
 // held is the mean time a request held its slot.

@@ -150,7 +150,8 @@ func (f *runFile) Open(ctx context.Context) (io.ReadCloser, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	o, err := rf.rd.decode(f.obj, io.NopCloser(bytes.NewReader(s.data)))
+	// Held in memory: a buffer larger than the data would only be garbage.
+	o, err := rf.rd.decode(f.obj, io.NopCloser(bytes.NewReader(s.data)), min(len(s.data)+1, 32<<10))
 	if err != nil {
 		rf.free(s)
 		return nil, err
@@ -243,7 +244,7 @@ func (rf *runFiles) fill(ctx context.Context, obj Entry, s *aheadSlot) {
 		if !sizeKnown(obj) {
 			limit = aheadMaxSize + 1
 		}
-		s.data, err = io.ReadAll(io.LimitReader(rc, limit))
+		s.data, err = readAhead(rc, limit, sizeKnown(obj))
 		rc.Close()
 		if err != nil {
 			err = fmt.Errorf("read %s: %w", obj.Name, err)
@@ -255,6 +256,17 @@ func (rf *runFiles) fill(ctx context.Context, obj Entry, s *aheadSlot) {
 		rf.free(s)
 		s.err = err
 	}
+}
+
+// readAhead reads at most limit bytes of rc: into a buffer of that size
+// when the size is known, so that a download allocates once.
+func readAhead(rc io.Reader, limit int64, known bool) ([]byte, error) {
+	if !known {
+		return io.ReadAll(io.LimitReader(rc, limit))
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, limit+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(rc, limit))
+	return buf.Bytes(), err
 }
 
 // refit makes the budget s holds what its data takes: less than its

@@ -64,7 +64,7 @@ func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadClos
 	if err != nil {
 		return nil, err
 	}
-	o, err := r.decode(obj, rc)
+	o, err := r.decode(obj, rc, 32<<10)
 	if err != nil {
 		return nil, err
 	}
@@ -76,15 +76,16 @@ func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadClos
 // into its content: gzip left on them (a mirror keeps content-encoded
 // objects compressed) is undone, and they are held to the size the listing
 // gave. The object is counted once its count method is called: one read
-// ahead and never taken is not counted.
-func (r *reader) decode(obj Entry, rc io.ReadCloser) (*object, error) {
+// ahead and never taken is not counted. The bytes are buffered in chunks
+// of at most buf bytes.
+func (r *reader) decode(obj Entry, rc io.ReadCloser, buf int) (*object, error) {
 	name := obj.Name
 	var raw io.Reader = rc
 	if sizeKnown(obj) {
 		raw = &sizeReader{r: rc, want: obj.Size}
 	}
 	// Bytes are counted after decompression, as they are matched.
-	br := bufio.NewReaderSize(raw, 32<<10)
+	br := bufio.NewReaderSize(raw, buf)
 	magic, _ := br.Peek(2)
 	var content io.Reader = br
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
