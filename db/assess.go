@@ -1,9 +1,12 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -100,6 +103,75 @@ func (d *DB) EdgeFromVersionsOf(ctx context.Context, shows []SymptomRun, b Bound
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
+	// A run's edge follows from its job and edge columns (RunKeys), so the
+	// days are grouped without it, in the index's order, and summed here;
+	// the edge of a group is the one its runs hold, unless they hold two (a
+	// database whose edges two versions derived), when SQLite groups by it
+	// too, with a sort.
+	platforms := map[string]string{}
+	prows, err := d.db.QueryContext(ctx, `SELECT name, coalesce(platform, '') FROM jobs`)
+	if err != nil {
+		return nil, fmt.Errorf("from-versions: %w", err)
+	}
+	for prows.Next() {
+		var name, platform string
+		if err := prows.Scan(&name, &platform); err != nil {
+			prows.Close()
+			return nil, fmt.Errorf("from-versions: %w", err)
+		}
+		platforms[name] = platform
+	}
+	if err := errors.Join(prows.Err(), prows.Close()); err != nil {
+		return nil, fmt.Errorf("from-versions: %w", err)
+	}
+	type fvKey struct{ edge, release, from, upgrade, platform, fromVersion string }
+	counts := map[fvKey]int{}
+	drows, err := d.db.QueryContext(ctx, `SELECT r.job, coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
+	coalesce(r.from_version, ''), min(r.edge), max(r.edge), count(*)
+FROM runs r INDEXED BY runs_days
+WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
+GROUP BY substr(r.started_at, 1, 10), r.job, r.release, r.from_release, r.upgrade, r.from_version`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("from-versions: %w", err)
+	}
+	mixed := false
+	for drows.Next() {
+		var job, lo, hi string
+		var k fvKey
+		var n int
+		if err := drows.Scan(&job, &k.release, &k.from, &k.upgrade, &k.fromVersion, &lo, &hi, &n); err != nil {
+			drows.Close()
+			return nil, fmt.Errorf("from-versions: %w", err)
+		}
+		platform, ok := platforms[job]
+		if !ok {
+			continue // as the join with jobs leaves it out
+		}
+		mixed = mixed || lo != hi
+		k.edge, k.platform = lo, platform
+		counts[k] += n
+	}
+	if err := errors.Join(drows.Err(), drows.Close()); err != nil {
+		return nil, fmt.Errorf("from-versions: %w", err)
+	}
+	if !mixed {
+		with := map[fvKey]int{}
+		for _, r := range shows {
+			if r.Edge != "" {
+				with[fvKey{r.Edge, r.Release, r.FromRelease, r.Upgrade, r.Platform, r.FromVersion}]++
+			}
+		}
+		out := make([]EdgeFromVersion, 0, len(counts))
+		for k, n := range counts {
+			out = append(out, EdgeFromVersion{Edge: k.edge, Release: k.release, FromRelease: k.from, Upgrade: k.upgrade,
+				Platform: k.platform, FromVersion: k.fromVersion, Runs: n, WithSymptom: with[k]})
+		}
+		slices.SortFunc(out, func(a, b EdgeFromVersion) int {
+			return cmp.Or(cmp.Compare(a.Edge, b.Edge), cmp.Compare(a.Platform, b.Platform), cmp.Compare(a.FromVersion, b.FromVersion),
+				cmp.Compare(a.Release, b.Release), cmp.Compare(a.FromRelease, b.FromRelease), cmp.Compare(a.Upgrade, b.Upgrade))
+		})
+		return out, nil
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''),
 	coalesce(r.upgrade, ''), coalesce(j.platform, ''), coalesce(r.from_version, ''), sum(r.runs)
 FROM (
@@ -114,11 +186,10 @@ ORDER BY 1, 5, 6`, args...)
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
 	defer rows.Close()
-	type key struct{ edge, release, from, upgrade, platform, fromVersion string }
-	with := map[key]int{}
+	with := map[fvKey]int{}
 	for _, r := range shows {
 		if r.Edge != "" {
-			with[key{r.Edge, r.Release, r.FromRelease, r.Upgrade, r.Platform, r.FromVersion}]++
+			with[fvKey{r.Edge, r.Release, r.FromRelease, r.Upgrade, r.Platform, r.FromVersion}]++
 		}
 	}
 	var out []EdgeFromVersion
@@ -127,7 +198,7 @@ ORDER BY 1, 5, 6`, args...)
 		if err := rows.Scan(&e.Edge, &e.Release, &e.FromRelease, &e.Upgrade, &e.Platform, &e.FromVersion, &e.Runs); err != nil {
 			return nil, fmt.Errorf("from-versions: %w", err)
 		}
-		e.WithSymptom = with[key{e.Edge, e.Release, e.FromRelease, e.Upgrade, e.Platform, e.FromVersion}]
+		e.WithSymptom = with[fvKey{e.Edge, e.Release, e.FromRelease, e.Upgrade, e.Platform, e.FromVersion}]
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {

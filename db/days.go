@@ -412,9 +412,9 @@ func (d *DB) SymptomDisruption(ctx context.Context, symptom string, b Bounds) ([
 	}
 	rows, err := d.db.QueryContext(ctx, `SELECT t.backend, `+onCopies("t").edge()+`, t.disrupted_s, count(*)
 FROM run_symptoms rs INDEXED BY run_symptoms_days
-CROSS JOIN jobs j ON j.name = rs.job
 CROSS JOIN run_disruption_totals t ON t.job = rs.job AND t.build_id = rs.build_id
-WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND j.type IS NOT 'presubmit'`+cond+`
+WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+`
+	AND rs.job NOT IN (SELECT name FROM jobs WHERE type = 'presubmit')`+cond+`
 GROUP BY 1, 2, 3, 4, 5`, append([]any{symptom}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)

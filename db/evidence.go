@@ -44,16 +44,27 @@ func (d *DB) RunEvidence(ctx context.Context, symptom, edgeKey string, b Bounds,
 	if limit <= 0 {
 		limit = -1
 	}
+	// Without an edge, the newest rows are chosen from run_symptoms_days
+	// alone (it holds the run's start and build id), and only those runs
+	// are looked up; an edge is the run's, so each run is looked up first.
+	from, sub := `run_symptoms rs INDEXED BY run_symptoms_days`, []any(nil)
+	if edgeKey == "" {
+		from = `(SELECT rs.rowid AS id FROM run_symptoms rs INDEXED BY run_symptoms_days
+	WHERE rs.symptom_id = ? AND ` + c.counted() + ` AND ` + c.started() + cond + `
+	ORDER BY rs.run_started_at DESC, rs.build_id DESC LIMIT ?) AS k
+CROSS JOIN run_symptoms rs ON rs.rowid = k.id`
+		sub = append(append([]any{symptom}, args...), limit)
+	}
 	query := `SELECT r.job, r.build_id, r.url, r.result, r.started_at, coalesce(r.edge, ''), coalesce(r.variant, ''),
 	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.type, ''),
 	rs.symptom_id, rs.hits, coalesce(rs.file, ''), coalesce(rs.line, 0), coalesce(rs.excerpt, ''), rs.at
-FROM run_symptoms rs INDEXED BY run_symptoms_days
+FROM ` + from + `
 CROSS JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
 CROSS JOIN jobs j ON j.name = r.job
 WHERE rs.symptom_id = ? AND ` + c.counted() + ` AND ` + c.started() + cond + w.sql() + `
 ORDER BY r.started_at DESC, r.build_id DESC
 LIMIT ?`
-	rows, err := d.db.QueryContext(ctx, query, append(append(append([]any{symptom}, args...), w.args...), limit)...)
+	rows, err := d.db.QueryContext(ctx, query, append(append(append(append(sub, symptom), args...), w.args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
 	}

@@ -332,3 +332,42 @@ GROUP BY r.job, r.build_id, d.backend HAVING sum(d.disrupted_s) IS NOT NULL`)
 		}
 	}
 }
+
+// TestEdgeFromVersionsByDay checks the runs by edge, platform and
+// from-version of a window, grouped by day without the edge, against the
+// same grouping in SQL; and again when two runs of one job and edge columns
+// hold different edges (derived by two versions).
+func TestEdgeFromVersionsByDay(t *testing.T) {
+	d := anStore(t)
+	var recs []Record
+	for i := range 30 {
+		r := winRun(anMinor, int64(200+i), "failure", anNow.Add(-time.Duration(i*7)*time.Hour))
+		r.Run.FromVersion = []string{"4.13.1", "4.13.2", ""}[i%3]
+		recs = append(recs, r)
+	}
+	write(t, d, recs)
+	b := Bounds{Since: anNow.Add(-6 * 24 * time.Hour)}
+	const direct = `SELECT coalesce(r.edge, '') || ' ' || coalesce(j.platform, '') || ' ' || coalesce(r.from_version, '') || ' ' || count(*)
+FROM runs r JOIN jobs j ON j.name = r.job
+WHERE r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.edge IS NOT NULL AND r.started_at >= ?
+GROUP BY r.edge, r.release, r.from_release, r.upgrade, j.platform, r.from_version ORDER BY r.edge, j.platform, r.from_version`
+	for _, step := range []string{"one edge a group", "two edges in a group"} {
+		if step == "two edges in a group" {
+			if _, err := d.db.ExecContext(t.Context(), `UPDATE runs SET edge = '4.13->4.14 minor (old)' WHERE build_id = 201`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fvs, err := d.EdgeFromVersionsOf(t.Context(), nil, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range fvs {
+			got = append(got, fmt.Sprintf("%s %s %s %d", e.Edge, e.Platform, e.FromVersion, e.Runs))
+		}
+		want := queryStrings(t, d.db, direct, formatTime(b.Since))
+		if strings.Join(got, "\n") != strings.Join(want, "\n") || len(want) < 3 {
+			t.Errorf("%s: from-versions\n%s\nwant\n%s", step, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
