@@ -26,21 +26,19 @@ const (
 	DisruptionFromEvents = "events"
 )
 
-const insertDisruption = `INSERT INTO run_disruptions (job, build_id, file, backend, backend_name, connection, disrupted_s, source,
-	` + runCopies + `)
-SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ` + runCopied + `
-FROM (SELECT 1) LEFT JOIN runs r ON r.job = ?1 AND r.build_id = ?2
-WHERE true
-ON CONFLICT (job, build_id, file, backend) DO UPDATE SET
+// disruptionConflict merges two entries of one file with one backend name
+// (a file can repeat a Name under two keys): they add up. (disruptionRows
+// is the INSERT.)
+const disruptionConflict = `ON CONFLICT (job, build_id, file, backend) DO UPDATE SET
 	disrupted_s = CASE
 		WHEN disrupted_s IS NULL THEN excluded.disrupted_s
 		WHEN excluded.disrupted_s IS NULL THEN disrupted_s
 		ELSE disrupted_s + excluded.disrupted_s
 	END`
 
-// disruptions stores a run's disruption rows. Two entries of one file with
-// one backend name (a file can repeat a Name under two keys) add up.
-func (w *writer) disruptions(ctx context.Context, job string, build int64, ds []RunDisruption) error {
+// disruptions stores a run's disruption rows; shared are the parameters
+// each row of disruptionRows begins with.
+func (w *writer) disruptions(shared []any, ds []RunDisruption) error {
 	for _, d := range ds {
 		if d.File == "" || d.Backend == "" {
 			return fmt.Errorf("disruption %q of %q: no file or no backend", d.Backend, d.File)
@@ -53,10 +51,13 @@ func (w *writer) disruptions(ctx context.Context, job string, build int64, ds []
 		default:
 			return fmt.Errorf("disruption %s of %s: source %q", d.Backend, d.File, d.Source)
 		}
-		if _, err := w.disruption.ExecContext(ctx, job, build, d.File, d.Backend, nullString(d.BackendName),
-			nullString(d.Connection), nullFloat(d.Seconds), d.Source); err != nil {
-			return fmt.Errorf("disruption %s of %s: %w", d.Backend, d.File, err)
-		}
+	}
+	if err := w.rows(qDisruptions, len(ds), shared, func(i int) {
+		d := &ds[i]
+		w.args = append(w.args, d.File, d.Backend, nullString(d.BackendName),
+			nullString(d.Connection), nullFloat(d.Seconds), d.Source)
+	}); err != nil {
+		return fmt.Errorf("disruptions: %w", err)
 	}
 	return nil
 }

@@ -1,14 +1,10 @@
 package db
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
-	"slices"
 )
 
 // test_counts (migration 0004) holds what the analysis counts of the tests,
@@ -134,10 +130,8 @@ func dropZeros(ctx context.Context, tx execer, subtracted bool, keys string, arg
 type countKey struct{ job, release, fromRelease, upgrade, suite, name string }
 type testCount struct{ runs, failures, flakes int }
 
-// upsertTestCount adds to a row of test_counts.
-const upsertTestCount = `INSERT INTO test_counts (job, release, from_release, upgrade, suite, name, runs, failures, flakes)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (job, release, from_release, upgrade, suite, name) DO UPDATE SET
+// countConflict adds to a row of test_counts. (countRows is the INSERT.)
+const countConflict = `ON CONFLICT (job, release, from_release, upgrade, suite, name) DO UPDATE SET
 	runs = runs + excluded.runs,
 	failures = failures + excluded.failures,
 	flakes = flakes + excluded.flakes`
@@ -146,7 +140,7 @@ ON CONFLICT (job, release, from_release, upgrade, suite, name) DO UPDATE SET
 // is done, computed from the records rather than read back from tests (a
 // batch of 100 runs of 300 tests adds 300 rows, not 30,000 read and
 // sorted): the last record of each run is the one stored, and a test listed
-// twice in a run is merged as insertTest merges it.
+// twice in a run is merged as testConflict merges it.
 func batchTestCounts(recs []Record) map[countKey]testCount {
 	type runKey struct {
 		job   string
@@ -201,29 +195,4 @@ func batchTestCounts(recs []Record) map[countKey]testCount {
 		}
 	}
 	return out
-}
-
-// addBatchTestCounts adds counts to test_counts, in the order of its key.
-func addBatchTestCounts(ctx context.Context, tx *sql.Tx, counts map[countKey]testCount) (err error) {
-	if len(counts) == 0 {
-		return nil
-	}
-	keys := slices.SortedFunc(maps.Keys(counts), func(a, b countKey) int {
-		return cmp.Or(cmp.Compare(a.job, b.job), cmp.Compare(a.release, b.release),
-			cmp.Compare(a.fromRelease, b.fromRelease), cmp.Compare(a.upgrade, b.upgrade),
-			cmp.Compare(a.suite, b.suite), cmp.Compare(a.name, b.name))
-	})
-	stmt, err := tx.PrepareContext(ctx, upsertTestCount)
-	if err != nil {
-		return fmt.Errorf("test counts: %w", err)
-	}
-	defer func() { err = errors.Join(err, stmt.Close()) }()
-	for _, k := range keys {
-		c := counts[k]
-		if _, err := stmt.ExecContext(ctx, k.job, k.release, k.fromRelease, k.upgrade, k.suite, k.name,
-			c.runs, c.failures, c.flakes); err != nil {
-			return fmt.Errorf("test counts: add: %w", err)
-		}
-	}
-	return nil
 }
