@@ -1,8 +1,10 @@
 package db_test
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -12,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,33 +24,76 @@ import (
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
-// demoDB crawls the sample bucket into a new database, as 'make demo' does,
-// analyses it, and returns it with its path.
+// demoDB returns a copy, opened, of a database of the sample bucket crawled
+// and analyzed as 'make demo' does, and its path. The crawl is made once for
+// every test that asks; each gets its own copy to change.
 func demoDB(t *testing.T) (*db.DB, string) {
 	t.Helper()
+	demo.once.Do(func() { demo.path, demo.err = crawlDemo() })
+	if demo.err != nil {
+		t.Fatal(demo.err)
+	}
+	b, err := os.ReadFile(demo.path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "prowcrawl.db")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	store, err := db.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	return store, path
+}
+
+var demo struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// crawlDemo crawls the sample bucket into a new database in a directory of
+// its own, analyzes it and closes it: the file alone is the database.
+func crawlDemo() (string, error) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "prowcrawl-db-demo-")
+	if err != nil {
+		return "", err
+	}
+	demo.dir = dir
+	path := filepath.Join(dir, "prowcrawl.db")
+	store, err := db.Open(ctx, path)
+	if err != nil {
+		return "", err
+	}
 	src, err := crawler.NewDir(filepath.Join("..", "testdata", "bucket"))
 	if err != nil {
-		t.Fatal(err)
+		return "", errors.Join(err, store.Close())
 	}
 	rules, err := classify.NewEngine(classify.Builtin())
 	if err != nil {
-		t.Fatal(err)
+		return "", errors.Join(err, store.Close())
 	}
 	cfg := crawler.Config{Jobs: []*regexp.Regexp{regexp.MustCompile("upgrade")}, Presubmits: true, Rules: rules,
 		Since: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)}
-	if _, err := crawler.New(src, store, cfg).Run(t.Context()); err != nil {
-		t.Fatalf("crawl: %v", err)
+	if _, err := crawler.New(src, store, cfg).Run(ctx); err != nil {
+		return "", errors.Join(fmt.Errorf("crawl: %w", err), store.Close())
 	}
-	if _, err := analyze.Run(t.Context(), store, analyze.DefaultOptions()); err != nil {
-		t.Fatal(err)
+	if _, err := analyze.Run(ctx, store, analyze.DefaultOptions()); err != nil {
+		return "", errors.Join(err, store.Close())
 	}
-	return store, path
+	return path, store.Close()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demo.dir != "" {
+		os.RemoveAll(demo.dir)
+	}
+	os.Exit(code)
 }
 
 // recipeRE finds a recipe in the documentation: its name, then its SQL.

@@ -542,56 +542,68 @@ END;
 
 CREATE TRIGGER disruption_days_insert AFTER INSERT ON run_disruption_totals
 BEGIN
-	DELETE FROM disruption_days WHERE day = substr(NEW.run_started_at, 1, 10) AND job = NEW.job AND release = coalesce(NEW.run_release, '')
-		AND from_release = coalesce(NEW.run_from_release, '') AND upgrade = coalesce(NEW.run_upgrade, '') AND backend = NEW.backend;
 	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
-	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
-		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
-	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
-	WHERE substr(t.run_started_at, 1, 10) = substr(NEW.run_started_at, 1, 10) AND t.job = NEW.job AND coalesce(t.run_release, '') = coalesce(NEW.run_release, '')
-		AND coalesce(t.run_from_release, '') = coalesce(NEW.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(NEW.run_upgrade, '')
-		AND t.backend = NEW.backend
-		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
-	GROUP BY t.disrupted_s;
+	SELECT substr(NEW.run_started_at, 1, 10), NEW.job, coalesce(NEW.run_release, ''), coalesce(NEW.run_from_release, ''),
+		coalesce(NEW.run_upgrade, ''), NEW.backend, NEW.disrupted_s, 1, NEW.run_started_at, NEW.run_started_at
+	WHERE NEW.run_started_at IS NOT NULL AND NEW.disrupted_s IS NOT NULL AND NEW.run_result IN ('success', 'failure', 'error') AND NEW.run_upgrade_started IS NOT 0
+	ON CONFLICT (day, job, release, from_release, upgrade, backend, disrupted_s) DO UPDATE SET runs = runs + 1,
+		first = min(first, excluded.first), last = max(last, excluded.last);
 END;
 
 CREATE TRIGGER disruption_days_update AFTER UPDATE ON run_disruption_totals
 BEGIN
-	DELETE FROM disruption_days WHERE day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
-		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '') AND backend = OLD.backend;
+	DELETE FROM disruption_days WHERE runs = 1 AND OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
+		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s;
+	UPDATE disruption_days SET runs = runs - 1
+	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
+		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s;
+	UPDATE disruption_days SET
+		first = (SELECT min(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job
+			AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '') AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '')
+			AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '') AND t.backend = OLD.backend AND t.disrupted_s = OLD.disrupted_s
+			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0),
+		last = (SELECT max(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job
+			AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '') AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '')
+			AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '') AND t.backend = OLD.backend AND t.disrupted_s = OLD.disrupted_s
+			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0)
+	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
+		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s AND (first = OLD.run_started_at OR last = OLD.run_started_at);
 	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
-	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
-		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
-	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
-	WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '')
-		AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '')
-		AND t.backend = OLD.backend
-		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
-	GROUP BY t.disrupted_s;
-	DELETE FROM disruption_days WHERE day = substr(NEW.run_started_at, 1, 10) AND job = NEW.job AND release = coalesce(NEW.run_release, '')
-		AND from_release = coalesce(NEW.run_from_release, '') AND upgrade = coalesce(NEW.run_upgrade, '') AND backend = NEW.backend;
-	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
-	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
-		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
-	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
-	WHERE substr(t.run_started_at, 1, 10) = substr(NEW.run_started_at, 1, 10) AND t.job = NEW.job AND coalesce(t.run_release, '') = coalesce(NEW.run_release, '')
-		AND coalesce(t.run_from_release, '') = coalesce(NEW.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(NEW.run_upgrade, '')
-		AND t.backend = NEW.backend
-		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
-	GROUP BY t.disrupted_s;
+	SELECT substr(NEW.run_started_at, 1, 10), NEW.job, coalesce(NEW.run_release, ''), coalesce(NEW.run_from_release, ''),
+		coalesce(NEW.run_upgrade, ''), NEW.backend, NEW.disrupted_s, 1, NEW.run_started_at, NEW.run_started_at
+	WHERE NEW.run_started_at IS NOT NULL AND NEW.disrupted_s IS NOT NULL AND NEW.run_result IN ('success', 'failure', 'error') AND NEW.run_upgrade_started IS NOT 0
+	ON CONFLICT (day, job, release, from_release, upgrade, backend, disrupted_s) DO UPDATE SET runs = runs + 1,
+		first = min(first, excluded.first), last = max(last, excluded.last);
 END;
 
 CREATE TRIGGER disruption_days_delete AFTER DELETE ON run_disruption_totals
 BEGIN
-	DELETE FROM disruption_days WHERE day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
-		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '') AND backend = OLD.backend;
-	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
-	SELECT substr(t.run_started_at, 1, 10), t.job, coalesce(t.run_release, ''), coalesce(t.run_from_release, ''), coalesce(t.run_upgrade, ''),
-		t.backend, t.disrupted_s, count(*), min(t.run_started_at), max(t.run_started_at)
-	FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
-	WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '')
-		AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '') AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '')
-		AND t.backend = OLD.backend
-		AND t.run_started_at IS NOT NULL AND t.disrupted_s IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
-	GROUP BY t.disrupted_s;
+	DELETE FROM disruption_days WHERE runs = 1 AND OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
+		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s;
+	UPDATE disruption_days SET runs = runs - 1
+	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
+		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s;
+	UPDATE disruption_days SET
+		first = (SELECT min(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job
+			AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '') AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '')
+			AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '') AND t.backend = OLD.backend AND t.disrupted_s = OLD.disrupted_s
+			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0),
+		last = (SELECT max(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job
+			AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '') AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '')
+			AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '') AND t.backend = OLD.backend AND t.disrupted_s = OLD.disrupted_s
+			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0)
+	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
+		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
+		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s AND (first = OLD.run_started_at OR last = OLD.run_started_at);
 END;
