@@ -469,3 +469,76 @@ func BenchmarkWrite(b *testing.B) {
 		})
 	}
 }
+
+// TestWriteSameRunTwiceInOneBatch: when one batch holds two records of the
+// same run (a crawl that read it again before the batch was written), the
+// second replaces all of the first: its tests, errors, symptoms,
+// disruption rows and the counts kept from them, as if it alone had been
+// written.
+func TestWriteSameRunTwiceInOneBatch(t *testing.T) {
+	const symptoms = `INSERT INTO symptoms (id, title, source) VALUES ('upgrade-incomplete', 'Upgrade incomplete', 'builtin'),
+	('etcd-connection-refused', 'etcd refused', 'builtin')`
+	first := testRecord(100, 10)
+	first.Errors = []RunError{{Object: "a", Kind: "read", Message: "x"}}
+	first.Symptoms = []RunSymptom{{SymptomID: "upgrade-incomplete", Hits: 3}, {SymptomID: "etcd-connection-refused", Hits: 1}}
+	first.Disruptions = []RunDisruption{{File: "d1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 7, Source: DisruptionFromFile},
+		{File: "d1.json", Backend: "oauth-api-new-connections", BackendName: "oauth-api", Connection: "new", Seconds: 2, Source: DisruptionFromFile}}
+	second := testRecord(100, 4)
+	second.Run.Result = "success"
+	second.Tests[1].Status, second.Tests[1].Message = "flake", "passed on retry"
+	second.Errors = []RunError{{Object: "b", Kind: "parse", Message: "y"}}
+	second.Symptoms = []RunSymptom{{SymptomID: "etcd-connection-refused", Hits: 2}}
+	second.Disruptions = []RunDisruption{{File: "d2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 1, Source: DisruptionFromFile}}
+	other := testRecord(101, 3)
+
+	both, alone := openTest(t), openTest(t)
+	for _, d := range []*DB{both, alone} {
+		if _, err := d.db.ExecContext(t.Context(), symptoms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, both, []Record{first, other, second})
+	write(t, alone, []Record{other, second})
+
+	tables := []string{"tests", "run_errors", "run_symptoms", "run_disruptions", "test_counts", "run_disruption_totals", "disruption_days"}
+	for _, table := range tables {
+		q := `SELECT * FROM ` + table
+		if got, want := rowsOf(t, both, q), rowsOf(t, alone, q); !slices.Equal(got, want) {
+			t.Errorf("%s after both records in one batch\n got %q\nwant %q (the second record alone)", table, got, want)
+		}
+	}
+	if got := rowsOf(t, both, `SELECT count(*) FROM tests WHERE build_id = 100`); !slices.Equal(got, []string{"4"}) {
+		t.Errorf("run 100 holds %v tests, want the second record's 4", got)
+	}
+	if got := rowsOf(t, both, `SELECT result FROM runs WHERE build_id = 100`); !slices.Equal(got, []string{"success"}) {
+		t.Errorf("run 100 is %v, want the second record's success", got)
+	}
+}
+
+// rowsOf returns the rows of q, each its columns printed, sorted.
+func rowsOf(t *testing.T, d *DB, q string) []string {
+	t.Helper()
+	rows, err := d.db.QueryContext(t.Context(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprint(vals...))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
