@@ -485,16 +485,23 @@ func TestQueryPlans(t *testing.T) {
 		{`SELECT * FROM test_flake_rates WHERE scope = 'edge' AND scope_key = '4.14 micro' ORDER BY flake_rate DESC LIMIT 20`,
 			[]string{"sqlite_autoindex_test_flake_rates_1 (scope=? AND scope_key=?)"}, nil},
 	} {
-		plan := queryPlan(t, d, c.query)
-		for _, w := range c.want {
-			if !strings.Contains(plan, w) {
-				t.Errorf("%s\nplan does not use %s:\n%s", c.query, w, plan)
-			}
+		checkPlan(t, d, c.query, c.want, c.not)
+	}
+}
+
+// checkPlan fails the test when the plan of query lacks one of want or
+// holds one of not.
+func checkPlan(t *testing.T, d *DB, query string, want, not []string) {
+	t.Helper()
+	plan := queryPlan(t, d, query)
+	for _, w := range want {
+		if !strings.Contains(plan, w) {
+			t.Errorf("%s\nplan does not use %s:\n%s", query, w, plan)
 		}
-		for _, n := range c.not {
-			if strings.Contains(plan, n) {
-				t.Errorf("%s\nplan has %s:\n%s", c.query, n, plan)
-			}
+	}
+	for _, n := range not {
+		if strings.Contains(plan, n) {
+			t.Errorf("%s\nplan has %s:\n%s", query, n, plan)
 		}
 	}
 }

@@ -222,17 +222,7 @@ GROUP BY substr(t.run_started_at, 1, 10), t.job, t.run_release, t.run_from_relea
 WHERE d.run_result IN ('success', 'failure', 'error') AND d.run_upgrade_started IS NOT 0 AND d.run_started_at >= '2026-01-01T00:00:00Z'`,
 			[]string{"COVERING INDEX run_disruptions_window (run_started_at>?)"}, []string{"TEMP B-TREE", "runs"}},
 	} {
-		plan := queryPlan(t, d, c.query)
-		for _, w := range c.want {
-			if !strings.Contains(plan, w) {
-				t.Errorf("%s\nplan does not use %s:\n%s", c.query, w, plan)
-			}
-		}
-		for _, n := range c.not {
-			if strings.Contains(plan, n) {
-				t.Errorf("%s\nplan has %s:\n%s", c.query, n, plan)
-			}
-		}
+		checkPlan(t, d, c.query, c.want, c.not)
 	}
 }
 
