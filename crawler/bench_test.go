@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -130,14 +131,17 @@ func BenchmarkCrawlLatency(b *testing.B) {
 				before := e.methods["GET"]
 				e.mu.Unlock()
 				tl := &timeline{}
+				m0 := gcNow()
 				t0, c0 := time.Now(), cpuTime()
 				if err := bare(b.Context(), tl); err != nil {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
+				b.Logf("garbage: %s", gcNow().since(m0))
 				cores = (cpuTime() - c0).Seconds() / t1.Sub(t0).Seconds()
 				inFlight, _ = tl.busy(t0, t1)
 				held = tl.held()
+				b.Logf("slot held, ms: %s", tl.heldBy())
 				e.mu.Lock()
 				requests = e.methods["GET"] - before
 				e.mu.Unlock()
@@ -182,9 +186,11 @@ func BenchmarkCrawlLatency(b *testing.B) {
 					Concurrency: conc, Rules: builtinRules}
 				tl := &timeline{Source: src}
 				b.StartTimer()
+				m0 := gcNow()
 				t0, c0 := time.Now(), cpuTime()
 				sum, err := New(tl, d, cfg).Run(b.Context())
 				t1, c1 := time.Now(), cpuTime()
+				b.Logf("garbage: %s", gcNow().since(m0))
 				b.StopTimer()
 				cores = (c1 - c0).Seconds() / t1.Sub(t0).Seconds()
 				var tenths []float64
@@ -196,6 +202,7 @@ func BenchmarkCrawlLatency(b *testing.B) {
 				_, head := tl.busy(t0, t0.Add(500*time.Millisecond))
 				_, tail := tl.busy(t1.Add(-500*time.Millisecond), t1)
 				b.Logf("by 50 ms, the first 500 ms: %.1f; the last: %.1f", head, tail)
+				b.Logf("slot held, ms: %s", tl.heldBy())
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -339,6 +346,53 @@ func (tl *timeline) held() time.Duration {
 		sum += s.end.Sub(s.start)
 	}
 	return sum / time.Duration(max(1, len(tl.spans)))
+}
+
+// heldBy says how long requests of each kind held their slots: their
+// count, mean and percentiles.
+func (tl *timeline) heldBy() string {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	by := make(map[string][]time.Duration)
+	for _, s := range tl.spans {
+		by[s.kind] = append(by[s.kind], s.end.Sub(s.start))
+	}
+	var out []string
+	for _, kind := range []string{"list", "read"} {
+		ds := by[kind]
+		if len(ds) == 0 {
+			continue
+		}
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		var sum time.Duration
+		for _, d := range ds {
+			sum += d
+		}
+		ms := func(d time.Duration) float64 { return d.Seconds() * 1000 }
+		at := func(q float64) float64 { return ms(ds[min(len(ds)-1, int(q*float64(len(ds))))]) }
+		out = append(out, fmt.Sprintf("%s %d, mean %.1f, p50 %.1f, p90 %.1f, p99 %.1f, max %.1f",
+			kind, len(ds), ms(sum/time.Duration(len(ds))), at(0.5), at(0.9), at(0.99), ms(ds[len(ds)-1])))
+	}
+	return strings.Join(out, "; ")
+}
+
+// gcStats are the process's allocations and collections so far.
+type gcStats struct {
+	bytes  uint64
+	cycles uint32
+	pause  time.Duration
+}
+
+func gcNow() gcStats {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return gcStats{bytes: m.TotalAlloc, cycles: m.NumGC, pause: time.Duration(m.PauseTotalNs)}
+}
+
+// since says what was allocated and collected from then to now.
+func (m gcStats) since(then gcStats) string {
+	return fmt.Sprintf("%.1f MB allocated, %d collections, %.1f ms paused",
+		float64(m.bytes-then.bytes)/1e6, m.cycles-then.cycles, (m.pause-then.pause).Seconds()*1000)
 }
 
 // cpuTime is the process's user and system CPU time so far.

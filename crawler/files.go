@@ -150,14 +150,11 @@ func (f *runFile) Open(ctx context.Context) (io.ReadCloser, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	// Held in memory: a buffer larger than the data would only be garbage.
-	o, err := rf.rd.decode(f.obj, io.NopCloser(bytes.NewReader(s.data)), min(len(s.data)+1, 32<<10))
+	o, err := rf.rd.decodeHeld(f.obj, s.data, sync.OnceFunc(func() { rf.free(s) }))
 	if err != nil {
-		rf.free(s)
 		return nil, err
 	}
 	o.count(rf.count)
-	o.close = sync.OnceValue(func() error { rf.free(s); return nil })
 	return o, nil
 }
 

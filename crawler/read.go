@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -97,6 +98,25 @@ func (r *reader) decode(obj Entry, rc io.ReadCloser, buf int) (*object, error) {
 		content = &gzipErrReader{zr: zr}
 	}
 	return &object{cr: &countingReader{r: content, total: &r.total}, close: rc.Close}, nil
+}
+
+// decodeHeld is decode for an object's bytes held in memory (read ahead):
+// the same checks, without a buffer that would copy them again.
+func (r *reader) decodeHeld(obj Entry, data []byte, release func()) (*object, error) {
+	var raw io.Reader = bytes.NewReader(data)
+	if sizeKnown(obj) {
+		raw = &sizeReader{r: raw, want: obj.Size}
+	}
+	content := raw
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(raw)
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("read %s: gzip: %w", obj.Name, err)
+		}
+		content = &gzipErrReader{zr: zr}
+	}
+	return &object{cr: &countingReader{r: content, total: &r.total}, close: func() error { release(); return nil }}, nil
 }
 
 // object is an open object's decompressed bytes.

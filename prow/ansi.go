@@ -220,12 +220,36 @@ func (a *ansiReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if err := a.fill(); err != nil {
+		return 0, err
+	}
+	n := copy(p, a.out)
+	a.out = a.out[n:]
+	return n, nil
+}
+
+// ReadByte implements io.ByteReader, so that encoding/xml reads the
+// filtered bytes as they are, without a buffer of its own.
+func (a *ansiReader) ReadByte() (byte, error) {
+	if len(a.out) == 0 {
+		if err := a.fill(); err != nil {
+			return 0, err
+		}
+	}
+	b := a.out[0]
+	a.out = a.out[1:]
+	return b, nil
+}
+
+// fill reads from the source until some filtered bytes are waiting, or
+// returns the source's error once they are all read.
+func (a *ansiReader) fill() error {
 	for empty := 0; len(a.out) == 0; {
 		if a.err != nil {
-			return 0, a.err
+			return a.err
 		}
 		if empty >= maxEmptyReads {
-			return 0, io.ErrNoProgress
+			return io.ErrNoProgress
 		}
 		if a.in == nil {
 			a.in = make([]byte, ansiReaderChunk)
@@ -243,7 +267,5 @@ func (a *ansiReader) Read(p []byte) (int, error) {
 			}
 		}
 	}
-	n := copy(p, a.out)
-	a.out = a.out[n:]
-	return n, nil
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // TestStatus is the outcome of a test in a run.
@@ -87,6 +88,21 @@ func ParseJUnit(r io.Reader) ([]TestCase, error) {
 	return cases, err
 }
 
+// cleanBuffers are the buffers of the readers that clean a JUnit file on
+// its way to the decoder (see ScanJUnit). A run has a JUnit file per step,
+// most of a few KiB: buffers of their own would be most of what a crawl
+// allocates.
+type cleanBuffers struct {
+	chars, charsOut, ansi, ansiOut []byte
+}
+
+var junitBuffers = sync.Pool{New: func() any {
+	return &cleanBuffers{
+		chars: make([]byte, xmlCharChunk), charsOut: make([]byte, 0, xmlCharChunk),
+		ansi: make([]byte, ansiReaderChunk), ansiOut: make([]byte, 0, ansiReaderChunk+2*maxCSIParams),
+	}
+}}
+
 // ScanJUnit reads a JUnit XML document from r and gives each testcase to
 // each as soon as it ends, in document order. r is read as a stream: ANSI
 // escape sequences (and what a writer left of them after replacing their
@@ -98,7 +114,11 @@ func ParseJUnit(r io.Reader) ([]TestCase, error) {
 // truncated upload still yields its first results. A document whose root
 // is not JUnit's gives none.
 func ScanJUnit(r io.Reader, each func(TestCase)) error {
-	dec := xml.NewDecoder(newResidueStripper(newXMLCharReader(r)))
+	bufs := junitBuffers.Get().(*cleanBuffers)
+	defer junitBuffers.Put(bufs)
+	clean := &ansiReader{r: &xmlCharReader{r: r, in: bufs.chars, buf: bufs.charsOut},
+		f: ansiFilter{residue: true}, in: bufs.ansi, buf: bufs.ansiOut}
+	dec := xml.NewDecoder(clean)
 	dec.Entity = xml.HTMLEntity
 	// The stream is cleaned to UTF-8 before the decoder sees the encoding
 	// declaration, so whatever a file declares it is read as UTF-8.
