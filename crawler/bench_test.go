@@ -33,6 +33,9 @@ import (
 // object up by a linear scan: the crawl is then measured against the
 // latency, not against the emulator's CPU. With answers=emulator it does
 // the lookups.
+//
+// Both the crawl and the bare client run with the Ps the crawl commands
+// give the scheduler (RaiseProcs): twice what -cpu says.
 func BenchmarkCrawlLatency(b *testing.B) {
 	const latency = 20 * time.Millisecond
 	const copies = 4
@@ -123,6 +126,8 @@ func BenchmarkCrawlLatency(b *testing.B) {
 	for _, answers := range []string{"replayed", "emulator"} {
 		b.Run(fmt.Sprintf("answers=%s/bare-client/concurrency=32", answers), func(b *testing.B) {
 			e.replayRecorded(answers == "replayed")
+			// At the setting prowcrawl crawls with, as the crawl below.
+			defer RaiseProcs()()
 			var requests int
 			var cores, inFlight float64
 			var held time.Duration
@@ -169,6 +174,9 @@ func BenchmarkCrawlLatency(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("answers=%s/crawl/concurrency=%d", answers, conc), func(b *testing.B) {
 			e.replayRecorded(bc.replayed)
+			// As prowcrawl crawl and backfill run it.
+			defer RaiseProcs()()
+			b.Logf("GOMAXPROCS %d on %d CPUs", runtime.GOMAXPROCS(0), runtime.NumCPU())
 			var requests int
 			var runs int
 			var cores, inFlight float64

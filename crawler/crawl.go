@@ -306,6 +306,10 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 			c.cfg.Progress.ListingDone()
 		}
 		c.log.Info("runs to read", "jobs", jobs, "runs", runs)
+		select {
+		case msgs <- result{listed: true}:
+		case <-fctx.Done():
+		}
 		_ = p.Wait() // tasks never return errors: failures are recorded in results
 	})
 	wctx := context.WithoutCancel(ctx)
@@ -325,7 +329,10 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 // write is the single writer: it batches results into transactions, each
 // carrying the runs and the cursors they move. A batch is stored when it is
 // full, or when no result is waiting and it holds a few runs or its oldest
-// has waited 100 ms.
+// has waited 100 ms. Once every run to read is known, a batch is stored
+// whenever no result is waiting, so that what is left to store when the
+// last run is read is that run and the few read while the one before was
+// stored, not a batch's worth.
 func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) error {
 	const maxBatch = 64
 	const minBatch = 8                     // stored when idle with this many
@@ -397,6 +404,7 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 	timer := time.NewTimer(maxWait)
 	timer.Stop()
 	var since time.Time // when the oldest result not yet stored arrived
+	listed := false     // every run to read is known
 	for {
 		var r result
 		var ok bool
@@ -407,7 +415,7 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 			// worth or has waited long enough, so that batches grow while
 			// runs arrive faster than they are stored, and little is left
 			// to store once the last run is read.
-			if n >= minBatch || (n > 0 && time.Since(since) >= maxWait) || (n == 0 && len(moved) > 0) {
+			if n >= minBatch || (n > 0 && (listed || time.Since(since) >= maxWait)) || (n == 0 && len(moved) > 0) {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -429,6 +437,10 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 		}
 		if !ok {
 			return flush()
+		}
+		if r.listed {
+			listed = true
+			continue
 		}
 		if n == 0 && r.plan == nil {
 			since = time.Now()

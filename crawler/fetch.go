@@ -13,12 +13,14 @@ import (
 )
 
 // result is one run read, or nil rec for a run outside the window; or,
-// with plan set, a job listed.
+// with plan set, a job listed; or, with listed set, the end of the
+// listing: every run to read is known.
 type result struct {
 	task    task
 	rec     *db.Record
 	started time.Time
 	plan    *jobPlan
+	listed  bool
 }
 
 // fetch reads one run: it lists the run's directory and hands the listing,

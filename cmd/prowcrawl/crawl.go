@@ -155,6 +155,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	if cfg.Cache, err = o.Cache.open(o.DB); err != nil {
 		return err
 	}
+	defer crawler.RaiseProcs()()
 	sum, err := crawler.New(src, store, cfg).Run(ctx)
 	fmt.Fprintln(stdout, summaryLine(cmd, sum))
 	if errors.Is(err, crawler.ErrAccessDenied) {

@@ -147,7 +147,9 @@ func refetch(ctx context.Context, store *db.DB, co cacheOptions, dbPath, bucket 
 			closeSource(src)
 			return usagef("--bucket %s holds runs of gs://%s, not of gs://%s", bucket, src.Bucket(), b)
 		}
+		restore := crawler.RaiseProcs()
 		sum, err := crawler.New(src, store, cfg).Refetch(ctx, byBucket[b])
+		restore()
 		closeSource(src)
 		fmt.Fprintln(stdout, summaryLine("reclassify --fetch", sum))
 		if err != nil {
