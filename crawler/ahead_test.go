@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
@@ -174,7 +172,7 @@ func TestAheadBounds(t *testing.T) {
 	src := newGateSource(t, 8, objs)
 	c := testCrawler(src, 32)
 	// A budget of eight small objects: the other four are left to stream.
-	c.ahead = semaphore.NewWeighted(8 * 100 << 10)
+	c.ahead = newBudget(8 * 100 << 10)
 	var count counter
 	run := c.runOf("r/", src.entries(append([]string{"r/big.log"}, names...)...), &count)
 	release := run.Ahead.ReadAhead(t.Context(), run.Files)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/pool"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
@@ -129,12 +128,14 @@ var ErrRunsFailed = errors.New("some runs could not be fetched")
 // Crawler crawls one source into one database.
 type Crawler struct {
 	src Source
+	lim *limited
 	db  *db.DB
 	cfg Config
 	rd  *reader
 	log *slog.Logger
-	// ahead bounds the bytes held read ahead (see ahead).
-	ahead *semaphore.Weighted
+	// ahead bounds the bytes held: read ahead, and read but not yet
+	// stored (see budget).
+	ahead *budget
 }
 
 // New returns a crawler; zero fields of cfg take their defaults.
@@ -168,7 +169,7 @@ func New(src Source, store *db.DB, cfg Config) *Crawler {
 		src = watched{Source: src, p: cfg.Progress}
 	}
 	lim := limit(src, cfg.Concurrency)
-	return &Crawler{src: lim, db: store, cfg: cfg, rd: &reader{src: lim}, log: log, ahead: newAheadBudget(cfg.Concurrency)}
+	return &Crawler{src: lim, lim: lim, db: store, cfg: cfg, rd: &reader{src: lim}, log: log, ahead: newAheadBudget(cfg.Concurrency)}
 }
 
 // Run crawls: it finds the runs to read, reads them with a bounded pool of
@@ -269,9 +270,8 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 	})
 	wg.Go(func() {
 		defer close(msgs)
-		// Twice as many runs as request slots: while some runs parse,
-		// the others keep the slots busy.
-		p := pool.New().WithContext(fctx).WithMaxGoroutines(2 * c.cfg.Concurrency)
+		// As many runs as admit lets start (see there).
+		p := pool.New().WithContext(fctx)
 		var jobs, runs int
 		for plan := range plans {
 			jobs++
@@ -285,7 +285,7 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 				continue // drain plans so that discovery ends
 			}
 			for _, t := range plan.tasks {
-				if fctx.Err() != nil {
+				if c.admit(fctx) != nil {
 					break
 				}
 				p.Go(func(ctx context.Context) error {
@@ -294,9 +294,12 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 						// Interrupted mid-run: store nothing of it.
 						return nil
 					}
+					r.held = recordBytes(r.rec)
+					c.ahead.take(r.held)
 					select {
 					case msgs <- r:
 					case <-ctx.Done():
+						c.ahead.Release(r.held)
 					}
 					return nil
 				})
@@ -339,6 +342,7 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 	const maxWait = 100 * time.Millisecond // or with one this old
 	var recs []db.Record
 	var n int
+	var held int64 // of the budget, by the runs in recs
 	// What the batch's runs count, added to sum once they are committed:
 	// a batch rolled back (a full disk) stored none of them.
 	var batch Summary
@@ -356,6 +360,8 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 		if err := c.db.Write(ctx, recs, cs); err != nil {
 			return err
 		}
+		c.ahead.Release(held)
+		held = 0
 		sum.New += batch.New
 		sum.Updated += batch.Updated
 		sum.Pending += batch.Pending
@@ -381,6 +387,7 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 			return nil
 		}
 		n++
+		held += r.held
 		c.attempt(r)
 		if r.rec == nil {
 			sum.Skipped++ // nothing to store
@@ -500,3 +507,5 @@ func symptomsOf(e *classify.Engine) []db.Symptom {
 	}
 	return out
 }
+
+var admitBelow = 1

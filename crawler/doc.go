@@ -4,7 +4,7 @@
 // It owns everything that touches a bucket: the sources (GCS through
 // cloud.google.com/go/storage, and a local directory that mirrors a
 // bucket), discovery of jobs and builds, deciding which runs are new,
-// listing and reading each run with a bounded pool of workers, and handing
+// listing and reading runs as the request bound has room for them, and handing
 // the results to the single database writer. It must not hold SQL of its
 // own, and it does not parse or classify: it lists a run and hands its
 // files on as one value, an artifact.Run (each file's name, size and a lazy
@@ -20,5 +20,8 @@
 // fault injector of the tests is one, and so is a cache that keeps what a
 // crawl downloads. A crawl holds two bounds: the requests in flight
 // (Config.Concurrency; a listing holds one while it runs, an object until
-// it is read or closed) and the bytes read ahead and not yet parsed.
+// it is read or closed) and the bytes held (read ahead and not yet parsed,
+// or read and not yet stored). Runs have no bound of their own: one starts
+// while fewer requests are wanted (in flight or waiting for a slot) than
+// twice the concurrency and the bytes held are within their bound.
 package crawler

@@ -21,6 +21,7 @@ type result struct {
 	started time.Time
 	plan    *jobPlan
 	listed  bool
+	held    int64 // of the crawl's byte budget, until stored
 }
 
 // fetch reads one run: it lists the run's directory and hands the listing,

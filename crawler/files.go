@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/sourcegraph/conc"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/db"
@@ -45,9 +44,9 @@ const (
 // larger than the budget could hold: it is read again when opened.
 var errAheadDropped = errors.New("read ahead dropped")
 
-// newAheadBudget is the bound on the bytes a crawl holds read ahead.
-func newAheadBudget(concurrency int) *semaphore.Weighted {
-	return semaphore.NewWeighted(int64(max(16, 2*concurrency)) * aheadMaxSize)
+// newAheadBudget is the bound on the bytes a crawl holds (see budget).
+func newAheadBudget(concurrency int) *budget {
+	return newBudget(int64(max(16, 2*concurrency)) * aheadMaxSize)
 }
 
 // runFiles is a listed run as an artifact.Run: its objects, opened through
@@ -55,7 +54,7 @@ func newAheadBudget(concurrency int) *semaphore.Weighted {
 // crawl's byte budget, counted in count.
 type runFiles struct {
 	rd     *reader
-	budget *semaphore.Weighted
+	budget *budget
 	count  *counter
 
 	mu    sync.Mutex // guards the files' ahead

@@ -4,32 +4,45 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // limited bounds the requests a crawl has in flight: a listing holds a
 // slot while it runs, an opened object until it is closed (a small object
-// read ahead is read whole and closed at once; see ahead). The pool runs
-// more runs than slots, so that while some runs parse, others keep every
-// slot busy: the crawl makes --concurrency requests at once.
+// read ahead is read whole and closed at once; see ahead). It counts the
+// requests wanted, in flight or waiting for a slot, by which the crawl
+// starts runs (see admit): the crawl makes --concurrency requests at once.
 type limited struct {
 	Source
-	slots chan struct{}
+	slots  chan struct{}
+	wanted atomic.Int64  // requests in flight or waiting for a slot
+	eased  chan struct{} // told when wanted goes down
 }
 
 func limit(src Source, n int) *limited {
-	return &limited{Source: src, slots: make(chan struct{}, n)}
+	return &limited{Source: src, slots: make(chan struct{}, n), eased: make(chan struct{}, 1)}
 }
 
 func (l *limited) acquire(ctx context.Context) error {
+	l.wanted.Add(1)
 	select {
 	case l.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
+		l.ease()
 		return context.Cause(ctx)
 	}
 }
 
-func (l *limited) release() { <-l.slots }
+func (l *limited) release() { <-l.slots; l.ease() }
+
+func (l *limited) ease() {
+	l.wanted.Add(-1)
+	select {
+	case l.eased <- struct{}{}:
+	default:
+	}
+}
 
 func (l *limited) List(ctx context.Context, q Query) ([]Entry, error) {
 	if err := l.acquire(ctx); err != nil {

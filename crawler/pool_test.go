@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"testing"
 	"time"
-
-	"golang.org/x/sync/semaphore"
 )
 
 // TestAheadEncoded checks that content-encoded objects, whose size as
@@ -22,7 +20,7 @@ func TestAheadEncoded(t *testing.T) {
 	})
 	c := testCrawler(src, 8)
 	budget := int64(2*aheadMinCharge + aheadExpand*1000 + 1000)
-	c.ahead = semaphore.NewWeighted(budget)
+	c.ahead = newBudget(budget)
 	ents := []Entry{
 		{Name: "r/a.log", Size: int64(len(small)), Encoding: "gzip"},
 		{Name: "r/b.log", Size: int64(len(small)), Encoding: "gzip"},
