@@ -55,7 +55,10 @@ type Run struct {
 // many matched, in all and among the failed and the passed ones.
 type Group struct {
 	Job  string
-	Edge string // the edge's key (db.Edge.String); "" when unknown
+	// Edge is the edge's key (db.Edge.String), "" when unknown; for a
+	// presubmit job, "presubmit": its runs test a pull request's code and
+	// form a scope of their own, never an edge's.
+	Edge string
 	// Runs counts finished runs (success, failure, error) searched;
 	// Failed those that failed (failure, error), Passed those that
 	// succeeded. Aborted runs are searched and listed but not counted.
@@ -149,7 +152,7 @@ func Search(ctx context.Context, c *cache.Cache, runs []db.StoredRun, opts Optio
 			res.Runs = append(res.Runs, o.run)
 		}
 		r := o.run.StoredRun
-		key := [2]string{r.Job, r.Edge.String()}
+		key := [2]string{r.Job, scopeOf(r)}
 		g := groups[key]
 		if g == nil {
 			g = &Group{Job: key[0], Edge: key[1]}
@@ -228,4 +231,12 @@ func searchRun(ctx context.Context, c *cache.Cache, sr db.StoredRun, re *regexp.
 		}
 	}
 	return r, true, files, bytes, nil
+}
+
+// scopeOf is the Group.Edge of a run.
+func scopeOf(r db.StoredRun) string {
+	if r.JobType == "presubmit" {
+		return "presubmit"
+	}
+	return r.Edge.String()
 }

@@ -151,3 +151,44 @@ func TestSearchFindsPlantedLine(t *testing.T) {
 		t.Error("a bad pattern was accepted")
 	}
 }
+
+// TestSearchPresubmitScope checks that a presubmit job's runs are counted
+// in a scope of their own, not under the edge their versions give.
+func TestSearchPresubmitScope(t *testing.T) {
+	c, err := cache.Open(filepath.Join(t.TempDir(), "cache"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const job = "pull-ci-openshift-ovn-kubernetes-master-e2e-aws-ovn-upgrade"
+	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	var runs []db.StoredRun
+	for i, result := range []string{"failure", "success", "failure"} {
+		id := int64(2123770744293818372 + i)
+		path := fmt.Sprintf("pr-logs/pull/openshift_ovn-kubernetes/%d/%s/%d", 4019+i, job, id)
+		runs = append(runs, db.StoredRun{Job: job, JobType: "presubmit", BuildID: id, Bucket: "test-platform-results", Path: path,
+			Result: result, Edge: db.Edge{From: "4.14", To: "4.14", Kind: "micro"}, StartedAt: start})
+		w, err := c.Create(cache.Key{Bucket: "test-platform-results", Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetStarted(start)
+		at := 0
+		if result == "failure" {
+			at = 7
+		}
+		w.Put("build-log.txt", bytes.NewReader(stepLog(i, at)))
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Search(t.Context(), c, runs, Options{Pattern: "connection refused"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 1 {
+		t.Fatalf("groups %+v, want the job's one", res.Groups)
+	}
+	if g := res.Groups[0]; g.Job != job || g.Edge != "presubmit" || g.Runs != 3 || g.FailedHits != 2 || g.PassedHits != 0 {
+		t.Errorf("group %+v, want the job's 3 runs in the presubmit scope, both failed ones matching", g)
+	}
+}
