@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,17 +66,21 @@ type jobPlan struct {
 // bucket that cannot be listed at all, or a database error, stops the
 // crawl.
 func (c *Crawler) discover(ctx context.Context, out chan<- *jobPlan) (planned, unlisted int, err error) {
-	jobs, err := c.listJobs(ctx, "logs/", false)
-	if err != nil {
+	// The periodic and the presubmit jobs are listed at once: each
+	// listing is a round trip (a page of 1,000 jobs at a time) before any
+	// of its jobs' runs can be.
+	var jobs, pre []jobRef
+	var preErr error
+	var wg sync.WaitGroup
+	if c.cfg.Presubmits {
+		wg.Go(func() { pre, preErr = c.listJobs(ctx, "pr-logs/directory/", true) })
+	}
+	jobs, err = c.listJobs(ctx, "logs/", false)
+	wg.Wait()
+	if err = cmp.Or(err, preErr); err != nil {
 		return 0, 0, err
 	}
-	if c.cfg.Presubmits {
-		pre, err := c.listJobs(ctx, "pr-logs/directory/", true)
-		if err != nil {
-			return 0, 0, err
-		}
-		jobs = append(jobs, pre...)
-	}
+	jobs = append(jobs, pre...)
 	c.log.Info("jobs matched", "jobs", len(jobs))
 	if c.cfg.Progress != nil {
 		c.cfg.Progress.Jobs(len(jobs))
