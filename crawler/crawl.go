@@ -332,10 +332,11 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 // write is the single writer: it batches results into transactions, each
 // carrying the runs and the cursors they move. A batch is stored when it is
 // full, or when no result is waiting and it holds a few runs or its oldest
-// has waited 100 ms. Once every run to read is known, a batch is stored
-// whenever no result is waiting, so that what is left to store when the
-// last run is read is that run and the few read while the one before was
-// stored, not a batch's worth.
+// has waited 100 ms. Once every run to read is known and no more are left
+// to read than the concurrency, a batch is stored whenever no result is
+// waiting, so that what is left to store when the last run is read is
+// that run and the few read while the one before was stored, not a
+// batch's worth. (Before that, small batches would only cost commits.)
 func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) error {
 	const maxBatch = 64
 	const minBatch = 8                     // stored when idle with this many
@@ -343,6 +344,7 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 	var recs []db.Record
 	var n int
 	var held int64 // of the budget, by the runs in recs
+	toRead := 0    // runs listed and not yet read
 	// What the batch's runs count, added to sum once they are committed:
 	// a batch rolled back (a full disk) stored none of them.
 	var batch Summary
@@ -384,8 +386,10 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 			if cur, ok := p.cursor.advance(); ok {
 				moved[p.job] = cur
 			}
+			toRead += len(p.tasks)
 			return nil
 		}
+		toRead--
 		n++
 		held += r.held
 		c.attempt(r)
@@ -422,7 +426,7 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 			// worth or has waited long enough, so that batches grow while
 			// runs arrive faster than they are stored, and little is left
 			// to store once the last run is read.
-			if n >= minBatch || (n > 0 && (listed || time.Since(since) >= maxWait)) || (n == 0 && len(moved) > 0) {
+			if n >= minBatch || (n > 0 && ((listed && toRead <= c.cfg.Concurrency) || time.Since(since) >= maxWait)) || (n == 0 && len(moved) > 0) {
 				if err := flush(); err != nil {
 					return err
 				}
