@@ -54,7 +54,8 @@ type Config struct {
 	// Shard and Shards split a crawl by job over many crawlers: with Shards
 	// above 1, only jobs whose ShardOf is Shard are crawled.
 	Shard, Shards int
-	// Concurrency bounds the runs read at once (and the jobs listed at once).
+	// Concurrency bounds the requests in flight (listings and objects
+	// open); runs start as it has room for them (see admit).
 	Concurrency int
 	// RunTimeout bounds the time spent on one run; a run that exceeds it is
 	// recorded as a fetch error and read again next time.

@@ -74,7 +74,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	fs.StringVar(&o.Since, "since", o.Since, "only runs started at or after T: a date (2026-11-01), an RFC 3339 time, or a duration back from now (72h, 14d)")
 	fs.StringVar(&o.Until, "until", o.Until, "only runs started before T (same forms as --since)")
 	fs.StringVar(&o.Lookback, "lookback", o.Lookback, "how far back the first crawl of a job looks when --since is not given")
-	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "runs read at once")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "requests to the bucket in flight at once")
 	fs.DurationVar(&o.RunTimeout, "run-timeout", o.RunTimeout, "time allowed for reading one run; a run that exceeds it is recorded as an error and read again next time")
 	fs.StringVar(&o.Rules, "rules", o.Rules, "a rules file that adds symptoms or replaces built-in ones by id (see 'prowcrawl rules')")
 	fs.BoolVar(&o.Presubmits, "presubmits", o.Presubmits, "also crawl presubmit runs under pr-logs/")
