@@ -54,7 +54,7 @@ type Run struct {
 // Group is the runs of one job on one edge: how many were searched, how
 // many matched, in all and among the failed and the passed ones.
 type Group struct {
-	Job  string
+	Job string
 	// Edge is the edge's key (db.Edge.String), "" when unknown; for a
 	// presubmit job, "presubmit": its runs test a pull request's code and
 	// form a scope of their own, never an edge's.
