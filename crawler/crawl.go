@@ -512,5 +512,3 @@ func symptomsOf(e *classify.Engine) []db.Symptom {
 	}
 	return out
 }
-
-var admitBelow = 1
