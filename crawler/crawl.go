@@ -173,8 +173,8 @@ func New(src Source, store *db.DB, cfg Config) *Crawler {
 	return &Crawler{src: lim, lim: lim, db: store, cfg: cfg, rd: &reader{src: lim}, log: log, ahead: newAheadBudget(cfg.Concurrency)}
 }
 
-// Run crawls: it finds the runs to read, reads them with a bounded pool of
-// workers and stores each with a single writer. Cancelling ctx stops the
+// Run crawls: it finds the runs to read, reads them as the crawl's bounds
+// have room for them (see admit) and stores each with a single writer. Cancelling ctx stops the
 // crawl at a run boundary: runs already read are stored, none is half
 // stored. The returned error wraps ErrRunsFailed when some runs could not be
 // read.
@@ -245,8 +245,8 @@ func (c *Crawler) failures(sum Summary) string {
 	return strings.Join(parts, "; ")
 }
 
-// fetchAll discovers the runs to read, reads them with a bounded pool as
-// their jobs are listed, and stores the results through one writer in
+// fetchAll discovers the runs to read, reads them as their jobs are listed
+// and the bounds have room for them, and stores the results through one writer in
 // batched transactions.
 func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 	if c.cfg.Progress != nil {
