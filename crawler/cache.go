@@ -295,7 +295,8 @@ func Reclassify(ctx context.Context, store *db.DB, c *cache.Cache, runs []db.Sto
 
 // Refetch reads the given stored runs again from the crawler's source, as
 // backfill --refetch reads them, tees them into the cache, and stores them
-// in batched transactions. The runs must be in the source's bucket.
+// through the crawl's writer, within the crawl's bounds. The runs must be
+// in the source's bucket.
 func (c *Crawler) Refetch(ctx context.Context, runs []db.StoredRun) (Summary, error) {
 	start := c.cfg.Now()
 	var sum Summary
@@ -304,28 +305,23 @@ func (c *Crawler) Refetch(ctx context.Context, runs []db.StoredRun) (Summary, er
 			return sum, err
 		}
 	}
-	p := pool.NewWithResults[result]().WithContext(ctx).WithMaxGoroutines(2 * c.cfg.Concurrency)
+	tasks := make([]task, 0, len(runs))
 	for _, r := range runs {
-		t := task{job: r.Job, id: r.BuildID, path: r.Path, known: true, presubmit: r.JobType == "presubmit"}
-		p.Go(func(ctx context.Context) (result, error) { return c.fetch(ctx, t), ctx.Err() })
+		tasks = append(tasks, task{job: r.Job, id: r.BuildID, path: r.Path, known: true, presubmit: r.JobType == "presubmit"})
 	}
-	results, err := p.Wait()
+	err := c.readPlans(ctx, &sum, func(ctx context.Context, plans chan<- *jobPlan) error {
+		select {
+		case plans <- &jobPlan{tasks: tasks}:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	})
+	if err == nil {
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		return sum, err
-	}
-	var recs []db.Record
-	for _, r := range results {
-		c.account(r, &sum)
-		if r.rec != nil {
-			recs = append(recs, *r.rec)
-		}
-	}
-	for len(recs) > 0 {
-		n := min(len(recs), 64)
-		if err := c.db.Write(ctx, recs[:n], nil); err != nil {
-			return sum, err
-		}
-		recs = recs[n:]
 	}
 	sum.Objects = c.rd.total.objects.Load()
 	sum.Bytes = c.rd.total.bytes.Load()

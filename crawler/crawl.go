@@ -246,9 +246,20 @@ func (c *Crawler) failures(sum Summary) string {
 }
 
 // fetchAll discovers the runs to read, reads them as their jobs are listed
-// and the bounds have room for them, and stores the results through one writer in
-// batched transactions.
+// and the bounds have room for them, and stores the results through one
+// writer in batched transactions.
 func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
+	return c.readPlans(ctx, sum, func(ctx context.Context, plans chan<- *jobPlan) error {
+		planned, unlisted, err := c.discover(ctx, plans)
+		sum.Jobs, sum.Unlisted = planned+unlisted, unlisted
+		return err
+	})
+}
+
+// readPlans reads the runs of the plans find sends (and then closes), as
+// the bounds have room for them, and stores the results through one writer
+// in batched transactions. An error of find stops the reading.
+func (c *Crawler) readPlans(ctx context.Context, sum *Summary, find func(context.Context, chan<- *jobPlan) error) error {
 	if c.cfg.Progress != nil {
 		c.cfg.Progress.Start()
 		defer c.cfg.Progress.Finish()
@@ -262,10 +273,7 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 	var wg conc.WaitGroup
 	wg.Go(func() {
 		defer close(plans)
-		var planned, unlisted int
-		planned, unlisted, derr = c.discover(fctx, plans)
-		sum.Jobs, sum.Unlisted = planned+unlisted, unlisted
-		if derr != nil {
+		if derr = find(fctx, plans); derr != nil {
 			cancel()
 		}
 	})
@@ -382,10 +390,13 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 	handle := func(r result) error {
 		if p := r.plan; p != nil {
 			// A job listed: its cursor may move at once (when it needs
-			// no reads, or not before its first run to read).
-			cursors[p.job] = p.cursor
-			if cur, ok := p.cursor.advance(); ok {
-				moved[p.job] = cur
+			// no reads, or not before its first run to read). Runs read
+			// again by their ids (Refetch) move none.
+			if p.cursor != nil {
+				cursors[p.job] = p.cursor
+				if cur, ok := p.cursor.advance(); ok {
+					moved[p.job] = cur
+				}
 			}
 			toRead += len(p.tasks)
 			return nil
