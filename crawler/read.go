@@ -80,43 +80,39 @@ func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadClos
 // ahead and never taken is not counted. The bytes are buffered in chunks
 // of at most buf bytes.
 func (r *reader) decode(obj Entry, rc io.ReadCloser, buf int) (*object, error) {
-	name := obj.Name
-	var raw io.Reader = rc
-	if sizeKnown(obj) {
-		raw = &sizeReader{r: rc, want: obj.Size}
-	}
 	// Bytes are counted after decompression, as they are matched.
-	br := bufio.NewReaderSize(raw, buf)
+	br := bufio.NewReaderSize(sized(obj, rc), buf)
 	magic, _ := br.Peek(2)
-	var content io.Reader = br
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			rc.Close()
-			return nil, fmt.Errorf("read %s: gzip: %w", name, err)
-		}
-		content = &gzipErrReader{zr: zr}
-	}
-	return &object{cr: &countingReader{r: content, total: &r.total}, close: rc.Close}, nil
+	return r.content(obj, br, magic, rc.Close)
 }
 
 // decodeHeld is decode for an object's bytes held in memory (read ahead):
 // the same checks, without a buffer that would copy them again.
 func (r *reader) decodeHeld(obj Entry, data []byte, release func()) (*object, error) {
-	var raw io.Reader = bytes.NewReader(data)
+	return r.content(obj, sized(obj, bytes.NewReader(data)), data, func() error { release(); return nil })
+}
+
+// sized holds raw to the size obj's listing gave, when it gives one.
+func sized(obj Entry, raw io.Reader) io.Reader {
 	if sizeKnown(obj) {
-		raw = &sizeReader{r: raw, want: obj.Size}
+		return &sizeReader{r: raw, want: obj.Size}
 	}
-	content := raw
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+	return raw
+}
+
+// content is the object whose stored bytes are raw, starting with head:
+// gzip left on them is undone. On error it is closed.
+func (r *reader) content(obj Entry, raw io.Reader, head []byte, closer func() error) (*object, error) {
+	out := raw
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(raw)
 		if err != nil {
-			release()
+			closer()
 			return nil, fmt.Errorf("read %s: gzip: %w", obj.Name, err)
 		}
-		content = &gzipErrReader{zr: zr}
+		out = &gzipErrReader{zr: zr}
 	}
-	return &object{cr: &countingReader{r: content, total: &r.total}, close: func() error { release(); return nil }}, nil
+	return &object{cr: &countingReader{r: out, total: &r.total}, close: closer}, nil
 }
 
 // object is an open object's decompressed bytes.
