@@ -16,11 +16,11 @@ import (
 type budget struct {
 	mu         sync.Mutex
 	size, held int64
-	room       chan struct{} // told when held goes down
+	room       signal // told when held goes down
 }
 
 func newBudget(size int64) *budget {
-	return &budget{size: size, room: make(chan struct{}, 1)}
+	return &budget{size: size, room: newSignal()}
 }
 
 // TryAcquire takes n bytes if they fit.
@@ -49,10 +49,7 @@ func (b *budget) Release(n int64) {
 	b.mu.Lock()
 	b.held -= n
 	b.mu.Unlock()
-	select {
-	case b.room <- struct{}{}:
-	default:
-	}
+	b.room.notify()
 }
 
 // full says whether the bound is reached.

@@ -15,12 +15,12 @@ import (
 type limited struct {
 	Source
 	slots  chan struct{}
-	wanted atomic.Int64  // requests in flight or waiting for a slot
-	eased  chan struct{} // told when wanted goes down
+	wanted atomic.Int64 // requests in flight or waiting for a slot
+	eased  signal       // told when wanted goes down
 }
 
 func limit(src Source, n int) *limited {
-	return &limited{Source: src, slots: make(chan struct{}, n), eased: make(chan struct{}, 1)}
+	return &limited{Source: src, slots: make(chan struct{}, n), eased: newSignal()}
 }
 
 func (l *limited) acquire(ctx context.Context) error {
@@ -38,8 +38,18 @@ func (l *limited) release() { <-l.slots; l.ease() }
 
 func (l *limited) ease() {
 	l.wanted.Add(-1)
+	l.eased.notify()
+}
+
+// signal tells one waiter that something changed; changes while none
+// waits make one notice.
+type signal chan struct{}
+
+func newSignal() signal { return make(signal, 1) }
+
+func (s signal) notify() {
 	select {
-	case l.eased <- struct{}{}:
+	case s <- struct{}{}:
 	default:
 	}
 }
