@@ -93,14 +93,24 @@ func TestAdmitByBytesHeld(t *testing.T) {
 	waitAdmitted(t, done, "99 bytes held of 100")
 }
 
-// readCounter counts the runs read: each reads its started.json.
+// readCounter counts the runs read: each reads its started.json. No
+// object is read before open is closed; arrived is closed when the first
+// one is asked for.
 type readCounter struct {
 	Source
-	mu   sync.Mutex
-	runs int
+	open, arrived chan struct{}
+	once          sync.Once
+	mu            sync.Mutex
+	runs          int
 }
 
 func (r *readCounter) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	r.once.Do(func() { close(r.arrived) })
+	select {
+	case <-r.open:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 	if path.Base(name) == "started.json" {
 		r.mu.Lock()
 		r.runs++
@@ -125,7 +135,7 @@ func TestSlowWriterHoldsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := &readCounter{Source: dir}
+	src := &readCounter{Source: dir, open: make(chan struct{}), arrived: make(chan struct{})}
 	t0 := time.Now()
 	store := openDB(t)
 	cfg := sampleConfig()
@@ -135,8 +145,9 @@ func TestSlowWriterHoldsBack(t *testing.T) {
 	// About two runs' records (each ~10 KiB: 1 KiB, and 60 tests).
 	c.ahead = newBudget(16 << 10)
 
-	// The lock is taken once the crawl has begun (its first write),
-	// and held for at most a second: the writer waits up to 5 s.
+	// The lock is taken once the crawl has made its first writes (its
+	// row in crawls) and asks for its first object, and before any object
+	// is read; it is held for at most a second: the writer waits up to 5 s.
 	other, err := sql.Open("sqlite", "file:"+store.Path()+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
@@ -152,22 +163,19 @@ func TestSlowWriterHoldsBack(t *testing.T) {
 		err error
 	}
 	done := make(chan outcome, 1)
-	started := make(chan struct{})
 	go func() {
-		// The crawl's first write (its row in crawls) is made before
-		// the lock; the runs' are made after.
-		close(started)
 		sum, err := c.Run(t.Context())
 		done <- outcome{sum, err}
 	}()
-	<-started
-	deadline := time.Now().Add(10 * time.Second)
-	for src.read() == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-src.arrived:
+	case out := <-done:
+		t.Fatalf("the crawl ended before reading an object: %+v", out)
 	}
 	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
+	close(src.open)
 	locked := time.Now()
 	last, still := -1, 0
 	for still < 20 && time.Since(locked) < 800*time.Millisecond {
