@@ -297,6 +297,7 @@ func (c *Crawler) readPlans(ctx context.Context, sum *Summary, find func(context
 				if c.admit(fctx) != nil {
 					break
 				}
+				c.lim.reserve()
 				p.Go(func(ctx context.Context) error {
 					r := c.fetch(ctx, t)
 					if ctx.Err() != nil {

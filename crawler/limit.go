@@ -15,22 +15,49 @@ import (
 type limited struct {
 	Source
 	slots  chan struct{}
-	wanted atomic.Int64 // requests in flight or waiting for a slot
+	wanted atomic.Int64 // requests in flight or waiting for a slot, and reserved
 	eased  signal       // told when wanted goes down
+	// reserved are the requests counted in wanted for runs started and
+	// not yet asking (see reserve).
+	reserved atomic.Int64
 }
 
 func limit(src Source, n int) *limited {
 	return &limited{Source: src, slots: make(chan struct{}, n), eased: newSignal()}
 }
 
-func (l *limited) acquire(ctx context.Context) error {
+// reserve counts a request wanted for a run that starts, before its
+// goroutine asks for one: the next request asked for takes it over, so
+// that runs started at once are counted as they start, not only once
+// they have run.
+func (l *limited) reserve() {
+	l.reserved.Add(1)
 	l.wanted.Add(1)
+}
+
+func (l *limited) acquire(ctx context.Context) error {
+	if !l.takeReserved() {
+		l.wanted.Add(1)
+	}
 	select {
 	case l.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		l.ease()
 		return context.Cause(ctx)
+	}
+}
+
+// takeReserved takes over a reserved request, if there is one.
+func (l *limited) takeReserved() bool {
+	for {
+		n := l.reserved.Load()
+		if n == 0 {
+			return false
+		}
+		if l.reserved.CompareAndSwap(n, n-1) {
+			return true
+		}
 	}
 }
 
