@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -123,6 +124,19 @@ func (n *normalizer) line(s string) {
 		// A token starts here: a word boundary, since every alphanumeric
 		// byte of a word is consumed with it.
 		i += n.token(s, i)
+	}
+	if len(n.out)-body > maxLineBytes {
+		// The last token crossed the cap (a word is appended whole):
+		// cut at the last blank before the cap, so that no placeholder
+		// is cut in two, or on a rune's start when the line has none.
+		end := body + maxLineBytes
+		if k := bytes.LastIndexByte(n.out[body:end], ' '); k > 0 {
+			end = body + k
+		}
+		for end > body && !utf8.RuneStart(n.out[end]) {
+			end--
+		}
+		n.out = n.out[:end]
 	}
 	if len(n.out) == body {
 		n.out = n.out[:start] // blank: no line
