@@ -246,6 +246,7 @@ func TestAheadErrors(t *testing.T) {
 // crawl stores: the sample bucket crawled with concurrency 1 (one object
 // at a time) and 16 gives equal databases.
 func TestAheadCrawlEqual(t *testing.T) {
+	t.Parallel()
 	src, err := NewDir(sampleDir)
 	if err != nil {
 		t.Fatal(err)

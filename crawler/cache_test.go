@@ -17,6 +17,7 @@ import (
 // cache: the same metadata, tests, problems and symptoms, evidence order
 // and rule versions included.
 func TestCachedRunReadsAsLocal(t *testing.T) {
+	t.Parallel()
 	src, err := NewDir(sampleDir)
 	if err != nil {
 		t.Fatal(err)

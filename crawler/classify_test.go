@@ -208,6 +208,7 @@ func TestClassifyDirectories(t *testing.T) {
 // although their paths do not start with artifacts/; a truncated one reports
 // its parse error.
 func TestClassifySingleFiles(t *testing.T) {
+	t.Parallel()
 	d, _ := sampleCrawl(t)
 	rules := classify.Builtin()
 	// A file of each kind that holds the evidence of a symptom.

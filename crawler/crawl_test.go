@@ -193,6 +193,7 @@ func (c *cancelAfter) Add(n int) {
 // only, and the next crawl completes the same database as an uninterrupted
 // one.
 func TestCrawlInterruptedThenResumed(t *testing.T) {
+	t.Parallel()
 	src, err := NewDir(sampleDir)
 	if err != nil {
 		t.Fatal(err)

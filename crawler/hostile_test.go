@@ -36,6 +36,7 @@ func gzipOf(t testing.TB, b []byte) []byte {
 // each recorded on its run while the crawl goes on, and nothing stored
 // that is not valid UTF-8.
 func TestHostileArtifacts(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	run := func(id int) string { return fmt.Sprintf("logs/%s/%d/", hostileJob, id) }
 	ok := func(id int) map[string]string {

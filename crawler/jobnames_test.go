@@ -16,6 +16,7 @@ import (
 // the jobs rows the crawl stored: the table's variants, as ParseJobName
 // gives them, reach the database unchanged.
 func TestRealJobNamesIntoJobs(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(filepath.Join("..", "prow", "testdata", "jobnames.tsv"))
 	if err != nil {
 		t.Fatal(err)

@@ -106,6 +106,7 @@ func TestPoisonTimes(t *testing.T) {
 // cleaned by migration 0006 where it finds them. Before, every crawl after
 // such a row printed "crawl: 0 jobs", exited 1 and said it was interrupted.
 func TestStoredPoisonDoesNotStopCrawls(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	files := map[string]string{}

@@ -11,6 +11,7 @@ import (
 // TestShardsMergeToOneCrawl: crawls split over 1, 2 and 3 shards, merged,
 // give the database of one crawl, and every job is in exactly one shard.
 func TestShardsMergeToOneCrawl(t *testing.T) {
+	t.Parallel()
 	src, err := NewDir(sampleDir)
 	if err != nil {
 		t.Fatal(err)
