@@ -3,6 +3,7 @@ package suggest
 import (
 	"bytes"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -98,6 +99,13 @@ func (n *normalizer) line(s string) {
 			space = true
 			i++
 			continue
+		}
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRuneInString(s[i:]); unicode.IsSpace(r) {
+				space = true // a no-break or an ideographic space
+				i += size
+				continue
+			}
 		}
 		if space && len(n.out) > body {
 			n.out = append(n.out, ' ')
