@@ -7,10 +7,11 @@ import (
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
-// budget bounds the bytes a crawl holds: the objects read ahead, and the
-// runs read that wait for the writer. Reading ahead takes what it can and
-// never waits (an object that does not fit is streamed when opened); a
-// run read is charged whatever it holds, past the bound if need be; and no
+// budget bounds the bytes a crawl holds: the objects read ahead, the runs
+// being read, and the runs read that wait for the writer. Reading ahead
+// takes what it can and never waits (an object that does not fit is
+// streamed when opened); a run is charged runCharge from its start and,
+// once read, whatever it holds, past the bound if need be; and no
 // run is started while the bound is reached, so that a writer slower than
 // the reading holds the crawl back instead of its memory growing.
 type budget struct {
@@ -58,6 +59,13 @@ func (b *budget) full() bool {
 	defer b.mu.Unlock()
 	return b.held >= b.size
 }
+
+// runCharge is what a run being read is charged of the budget, from its
+// start until its record is charged instead: about what its listing and
+// state hold. With the default budget it allows thousands of runs at
+// once, so it never binds; it keeps a small budget a bound on the runs
+// started, not only on those read.
+const runCharge = 4 << 10
 
 // recordBytes is about what a run read holds until it is stored.
 func recordBytes(rec *db.Record) int64 {

@@ -298,14 +298,21 @@ func (c *Crawler) readPlans(ctx context.Context, sum *Summary, find func(context
 					break
 				}
 				c.lim.reserve()
+				// A run being read is charged runCharge from its start,
+				// and its record once read: the budget bounds the runs
+				// started and not yet stored, however long their
+				// parsing takes.
+				c.ahead.take(runCharge)
 				p.Go(func(ctx context.Context) error {
 					r := c.fetch(ctx, t)
 					if ctx.Err() != nil {
 						// Interrupted mid-run: store nothing of it.
+						c.ahead.Release(runCharge)
 						return nil
 					}
 					r.held = recordBytes(r.rec)
 					c.ahead.take(r.held)
+					c.ahead.Release(runCharge)
 					select {
 					case msgs <- r:
 					case <-ctx.Done():
