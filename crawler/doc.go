@@ -21,7 +21,8 @@
 // crawl downloads. A crawl holds two bounds: the requests in flight
 // (Config.Concurrency; a listing holds one while it runs, an object until
 // it is read or closed) and the bytes held (read ahead and not yet parsed,
-// or read and not yet stored). Runs have no bound of their own: one starts
+// or read and not yet stored; a run being read counts runCharge). Runs
+// have no bound of their own: one starts
 // while fewer requests are wanted (in flight or waiting for a slot) than
 // twice the concurrency and the bytes held are within their bound.
 package crawler
