@@ -55,12 +55,9 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 	each func(db.DisruptionCell, string)) ([]db.DisruptionStat, error) {
 	jobs := jobAttrs(c)
 	var out []db.DisruptionStat
-	// Every run's totals come backend by backend, and a backend's keys are
-	// compared when the next begins; a window's come as the runs of each
-	// distinct total by day (db.DisruptionCells), and are compared at the
-	// end.
-	ordered := b.IsZero()
-	backend := ""
+	// The runs of each distinct total by day (db.DisruptionCells, which
+	// reads whole days from disruption_days, and the whole history as
+	// well as a window), compared at the end.
 	byKey := map[backendKey]*sides{}
 	// A run's keys are its group's (job and edge): computed once a group,
 	// not once a row.
@@ -100,13 +97,8 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 		clear(byKey)
 		clear(cells)
 	}
-	// cell adds a cell's runs: one run of every run's totals, or a
-	// window's runs of one total (DisruptionCells).
+	// cell adds a cell's runs: a day's runs of one total.
 	cell := func(t db.DisruptionCell) error {
-		if ordered && t.Backend != backend {
-			flush()
-			backend = t.Backend
-		}
 		g := group{t.Job, t.Release, t.FromRelease, t.Upgrade}
 		gk, ok := groups[g]
 		if !ok {
@@ -146,23 +138,7 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 		}
 		return nil
 	}
-	var err error
-	if ordered {
-		err = store.DisruptionTotals(ctx, b, func(t db.RunDisruptionTotal) error {
-			c := db.DisruptionCell{Backend: t.Backend, Job: t.Job, Release: t.Release, FromRelease: t.FromRelease, Upgrade: t.Upgrade,
-				Seconds: t.Seconds, Runs: 1, First: t.StartedAt, Last: t.StartedAt}
-			if t.StartedAt.After(w.sample.From) && !t.StartedAt.After(w.sample.To) {
-				c.Sample, c.SampleFirst, c.SampleLast = 1, t.StartedAt, t.StartedAt
-			}
-			if t.StartedAt.After(w.basis.From) && !t.StartedAt.After(w.basis.To) {
-				c.Basis, c.BasisFirst, c.BasisLast = 1, t.StartedAt, t.StartedAt
-			}
-			return cell(c)
-		})
-	} else {
-		err = store.DisruptionCells(ctx, b, w.sample, w.basis, cell)
-	}
-	if err != nil {
+	if err := store.DisruptionCells(ctx, b, w.sample, w.basis, cell); err != nil {
 		return nil, err
 	}
 	flush()

@@ -252,73 +252,79 @@ func TestDisruptionCellsWindow(t *testing.T) {
 	}
 	write(t, d, recs)
 	h := time.Hour
-	b := Bounds{Since: anNow.Add(-9*24*h - 7*h)}
 	sample := Window{From: anNow.Add(-3*24*h - 2*h), To: anNow.Add(-h)}
 	basis := Window{From: anNow.Add(-20 * 24 * h), To: sample.From}
-	type sums struct {
-		runs, sample, basis                       int
-		first, last, sFirst, sLast, bFirst, bLast string
-	}
-	lo := func(a, b string) string {
-		if a == "" || b != "" && b < a {
-			return b
+	// A window, and the whole history (zero bounds), as analyze reads it.
+	for _, b := range []Bounds{{Since: anNow.Add(-9*24*h - 7*h)}, {}} {
+		type sums struct {
+			runs, sample, basis                       int
+			first, last, sFirst, sLast, bFirst, bLast string
 		}
-		return a
-	}
-	hi := func(a, b string) string { return max(a, b) }
-	got := map[string]*sums{}
-	if err := d.DisruptionCells(t.Context(), b, sample, basis, func(c DisruptionCell) error {
-		k := fmt.Sprintf("%s %s %v", c.Job, c.Backend, c.Seconds)
-		s := got[k]
-		if s == nil {
-			s = &sums{}
-			got[k] = s
-		}
-		s.runs, s.sample, s.basis = s.runs+c.Runs, s.sample+c.Sample, s.basis+c.Basis
-		f := func(t time.Time) string {
-			if t.IsZero() {
-				return ""
+		lo := func(a, b string) string {
+			if a == "" || b != "" && b < a {
+				return b
 			}
-			return formatTime(t)
+			return a
 		}
-		s.first, s.last = lo(s.first, f(c.First)), hi(s.last, f(c.Last))
-		s.sFirst, s.sLast = lo(s.sFirst, f(c.SampleFirst)), hi(s.sLast, f(c.SampleLast))
-		s.bFirst, s.bLast = lo(s.bFirst, f(c.BasisFirst)), hi(s.bLast, f(c.BasisLast))
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	rows := queryStrings(t, d.db, `SELECT r.job || ' ' || d.backend || ' ' || sum(d.disrupted_s) || '|' || r.started_at FROM runs r
-JOIN run_disruptions d ON d.job = r.job AND d.build_id = r.build_id
-WHERE r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.started_at >= '`+formatTime(b.Since)+`'
-GROUP BY r.job, r.build_id, d.backend HAVING sum(d.disrupted_s) IS NOT NULL`)
-	want := map[string]*sums{}
-	for _, row := range rows {
-		k, at, _ := strings.Cut(row, "|")
-		// SQL prints 2.0, Go's %v 2.
-		k = strings.TrimSuffix(k, ".0")
-		s := want[k]
-		if s == nil {
-			s = &sums{}
-			want[k] = s
+		hi := func(a, b string) string { return max(a, b) }
+		got := map[string]*sums{}
+		if err := d.DisruptionCells(t.Context(), b, sample, basis, func(c DisruptionCell) error {
+			k := fmt.Sprintf("%s %s %v", c.Job, c.Backend, c.Seconds)
+			s := got[k]
+			if s == nil {
+				s = &sums{}
+				got[k] = s
+			}
+			s.runs, s.sample, s.basis = s.runs+c.Runs, s.sample+c.Sample, s.basis+c.Basis
+			f := func(t time.Time) string {
+				if t.IsZero() {
+					return ""
+				}
+				return formatTime(t)
+			}
+			s.first, s.last = lo(s.first, f(c.First)), hi(s.last, f(c.Last))
+			s.sFirst, s.sLast = lo(s.sFirst, f(c.SampleFirst)), hi(s.sLast, f(c.SampleLast))
+			s.bFirst, s.bLast = lo(s.bFirst, f(c.BasisFirst)), hi(s.bLast, f(c.BasisLast))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
 		}
-		s.runs++
-		s.first, s.last = lo(s.first, at), hi(s.last, at)
-		if at > formatTime(sample.From) && at <= formatTime(sample.To) {
-			s.sample++
-			s.sFirst, s.sLast = lo(s.sFirst, at), hi(s.sLast, at)
+		since := ""
+		if !b.Since.IsZero() {
+			since = " AND r.started_at >= '" + formatTime(b.Since) + "'"
 		}
-		if at > formatTime(basis.From) && at <= formatTime(basis.To) {
-			s.basis++
-			s.bFirst, s.bLast = lo(s.bFirst, at), hi(s.bLast, at)
+		rows := queryStrings(t, d.db, `SELECT r.job || ' ' || d.backend || ' ' || sum(d.disrupted_s) || '|' || r.started_at FROM runs r
+	JOIN run_disruptions d ON d.job = r.job AND d.build_id = r.build_id
+	WHERE r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 `+since+`
+	GROUP BY r.job, r.build_id, d.backend HAVING sum(d.disrupted_s) IS NOT NULL`)
+		want := map[string]*sums{}
+		for _, row := range rows {
+			k, at, _ := strings.Cut(row, "|")
+			// SQL prints 2.0, Go's %v 2.
+			k = strings.TrimSuffix(k, ".0")
+			s := want[k]
+			if s == nil {
+				s = &sums{}
+				want[k] = s
+			}
+			s.runs++
+			s.first, s.last = lo(s.first, at), hi(s.last, at)
+			if at > formatTime(sample.From) && at <= formatTime(sample.To) {
+				s.sample++
+				s.sFirst, s.sLast = lo(s.sFirst, at), hi(s.sLast, at)
+			}
+			if at > formatTime(basis.From) && at <= formatTime(basis.To) {
+				s.basis++
+				s.bFirst, s.bLast = lo(s.bFirst, at), hi(s.bLast, at)
+			}
 		}
-	}
-	if len(want) < 6 || len(got) != len(want) {
-		t.Errorf("%d cells' keys, want %d (of %d runs' totals)", len(got), len(want), len(rows))
-	}
-	for k, w := range want {
-		if g := got[k]; g == nil || *g != *w {
-			t.Errorf("%s: got %+v, want %+v", k, g, w)
+		if len(want) < 6 || len(got) != len(want) {
+			t.Errorf("%d cells' keys, want %d (of %d runs' totals)", len(got), len(want), len(rows))
+		}
+		for k, w := range want {
+			if g := got[k]; g == nil || *g != *w {
+				t.Errorf("%s: got %+v, want %+v", k, g, w)
+			}
 		}
 	}
 }
