@@ -73,30 +73,6 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 		backend string
 	}
 	cells := map[groupBackend][]*sides{}
-	flush := func() {
-		keys := make([]backendKey, 0, len(byKey))
-		for k := range byKey {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b backendKey) int {
-			return cmp.Or(cmp.Compare(a.backend, b.backend), cmp.Compare(a.k.scope, b.k.scope), cmp.Compare(a.k.key, b.k.key))
-		})
-		for _, k := range keys {
-			v := byKey[k]
-			if bk, ok := s.basisOf(k.k); ok && len(v.all.values) > 0 {
-				var basis side
-				if b := byKey[backendKey{k.backend, bk}]; b != nil {
-					basis = b.all
-				}
-				out = append(out, disruptionRow(k.backend, k.k, db.CompareRelease, k.k.key, bk.key, v.all, basis, opts, keep))
-			}
-			if len(v.sample.values) > 0 {
-				out = append(out, disruptionRow(k.backend, k.k, db.CompareWindow, w.sampleLabel, w.basisLabel, v.sample, v.basis, opts, keep))
-			}
-		}
-		clear(byKey)
-		clear(cells)
-	}
 	// cell adds a cell's runs: a day's runs of one total.
 	cell := func(t db.DisruptionCell) error {
 		g := group{t.Job, t.Release, t.FromRelease, t.Upgrade}
@@ -141,7 +117,26 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 	if err := store.DisruptionCells(ctx, b, w.sample, w.basis, cell); err != nil {
 		return nil, err
 	}
-	flush()
+	keys := make([]backendKey, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b backendKey) int {
+		return cmp.Or(cmp.Compare(a.backend, b.backend), cmp.Compare(a.k.scope, b.k.scope), cmp.Compare(a.k.key, b.k.key))
+	})
+	for _, k := range keys {
+		v := byKey[k]
+		if bk, ok := s.basisOf(k.k); ok && len(v.all.values) > 0 {
+			var basis side
+			if b := byKey[backendKey{k.backend, bk}]; b != nil {
+				basis = b.all
+			}
+			out = append(out, disruptionRow(k.backend, k.k, db.CompareRelease, k.k.key, bk.key, v.all, basis, opts, keep))
+		}
+		if len(v.sample.values) > 0 {
+			out = append(out, disruptionRow(k.backend, k.k, db.CompareWindow, w.sampleLabel, w.basisLabel, v.sample, v.basis, opts, keep))
+		}
+	}
 	return out, nil
 }
 

@@ -274,8 +274,8 @@ type DisruptionCell struct {
 }
 
 // DisruptionCells calls fn with the disruption of the runs within b (every
-// run when b is zero), by day, job, edge, backend and total: one cell per distinct
-// total, not per run. sample and basis are the windows of the time
+// run when b is zero), by day, job, edge, backend and total: one cell per
+// distinct total, not per run. sample and basis are the windows of the time
 // comparison. Totals no file gave a duration are left out. The whole days
 // come from disruption_days (migration 0019); the days where b or a window
 // begins or ends, which it holds only in part, from the runs' totals.
