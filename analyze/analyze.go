@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -275,8 +276,13 @@ func jobAttrs(c db.AnalysisCounts) map[string]db.Job {
 // scopeCounts are the counts of every scope key, summed from the groups by
 // job and edge that the database returns.
 type scopeCounts struct {
+	// runs are every finished run, whatever the rule: the keys there are.
 	runs map[scopeKey]*tally
-	hits map[string]map[scopeKey]*tally // by symptom
+	// ruleRuns are, by symptom, the runs counted for its rule (its current
+	// version read them, and they are in its reach); unclassified are those
+	// its current version has not read yet.
+	ruleRuns, unclassified map[string]map[scopeKey]*tally
+	hits                   map[string]map[scopeKey]*tally // by symptom
 	// edges are the edge and variant keys by their structure, to find a
 	// key's basis.
 	edges map[scopeKey]db.Variant
@@ -287,19 +293,27 @@ type scopeCounts struct {
 
 func sumScopes(c db.AnalysisCounts) scopeCounts {
 	s := scopeCounts{runs: map[scopeKey]*tally{}, hits: map[string]map[scopeKey]*tally{}, edges: map[scopeKey]db.Variant{},
+		ruleRuns: map[string]map[scopeKey]*tally{}, unclassified: map[string]map[scopeKey]*tally{},
 		jobs: map[string]db.Job{}}
+	for _, symptom := range c.Symptoms {
+		s.ruleRuns[symptom] = map[scopeKey]*tally{}
+		s.unclassified[symptom] = map[scopeKey]*tally{}
+	}
 	seen := map[release]bool{}
 	for _, g := range c.Runs {
 		j := g.JobRow()
 		s.jobs[g.Job] = j
 		keys, variant := keysOfJob(j, g.Release, g.FromRelease, g.Upgrade)
 		for _, k := range keys {
-			t := s.runs[k]
-			if t == nil {
-				t = &tally{}
-				s.runs[k] = t
+			tallyOf(s.runs, k).addRuns(g)
+			for _, symptom := range c.Symptoms {
+				switch c.Population(symptom, g.Topology, g.RuleSet) {
+				case prowcrawl.Counted:
+					tallyOf(s.ruleRuns[symptom], k).addRuns(g)
+				case prowcrawl.NotClassified:
+					tallyOf(s.unclassified[symptom], k).addRuns(g)
+				}
 			}
-			t.addRuns(g)
 			switch k.scope {
 			case db.ScopeEdge:
 				s.edges[k] = db.Variant{Edge: variant.Edge}
@@ -321,17 +335,12 @@ func sumScopes(c db.AnalysisCounts) scopeCounts {
 			s.hits[g.Symptom] = bySymptom
 		}
 		j, ok := s.jobs[g.Job]
-		if !ok {
+		if !ok || !c.Rules[g.Symptom].Reach.AppliesTo(j.Topology) {
 			continue // a job with no counted run cannot have a counted hit
 		}
 		keys, _ := keysOfJob(j, g.Release, g.FromRelease, g.Upgrade)
 		for _, k := range keys {
-			t := bySymptom[k]
-			if t == nil {
-				t = &tally{}
-				bySymptom[k] = t
-			}
-			t.addHits(g)
+			tallyOf(bySymptom, k).addHits(g)
 		}
 	}
 	return s
@@ -354,6 +363,16 @@ func (s scopeCounts) basisOf(k scopeKey) (basis scopeKey, ok bool) {
 	}
 	v.Edge = prev
 	return scopeKey{k.scope, v.String()}, true
+}
+
+// tallyOf is the tally of k in m, made when it has none.
+func tallyOf(m map[scopeKey]*tally, k scopeKey) *tally {
+	t := m[k]
+	if t == nil {
+		t = &tally{}
+		m[k] = t
+	}
+	return t
 }
 
 // get is the tally of k, zero when it has none.
@@ -391,18 +410,22 @@ func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, o
 	}
 	var out []db.SymptomVerdict
 	for _, symptom := range symptoms {
-		hits := s.hits[symptom]
+		hits, counted, unread := s.hits[symptom], s.ruleRuns[symptom], s.unclassified[symptom]
 		for _, k := range keys {
-			runs := get(s.runs, k)
-			if bk, ok := s.basisOf(k); ok && runs.all > 0 {
-				basis := get(s.runs, bk)
+			// A key whose runs are all out of the rule's reach has no
+			// verdict; one whose runs the rule has not read yet has one
+			// that says so (insufficient, with its runs unclassified).
+			runs, pending := get(counted, k), get(unread, k)
+			if bk, ok := s.basisOf(k); ok && runs.all+pending.all > 0 {
+				basis, basisPending := get(counted, bk), get(unread, bk)
 				sample := Sample{Runs: runs.all, Hits: get(hits, k).all, BasisRuns: basis.all, BasisHits: get(hits, bk).all}
 				v := verdictRow(symptom, k, db.CompareRelease, k.key, bk.key, sample, opts)
 				v.SampleFrom, v.SampleTo, v.BasisFrom, v.BasisTo = runs.first, runs.last, basis.first, basis.last
 				v.SampleLeftOut, v.BasisLeftOut = runs.leftOut, basis.leftOut
+				v.SampleUnclassified, v.BasisUnclassified = pending.all, basisPending.all
 				out = append(out, v)
 			}
-			if runs.sample > 0 {
+			if runs.sample+pending.sample > 0 {
 				sample := Sample{Runs: runs.sample, Hits: get(hits, k).sample,
 					BasisRuns: runs.basis, BasisHits: get(hits, k).basis}
 				v := verdictRow(symptom, k, db.CompareWindow, w.sampleLabel, w.basisLabel, sample, opts)
@@ -411,6 +434,7 @@ func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, o
 					v.BasisFrom, v.BasisTo = clip(w.basis.From), w.basis.To
 				}
 				v.SampleLeftOut, v.BasisLeftOut = runs.sampleLeft, runs.basisLeft
+				v.SampleUnclassified, v.BasisUnclassified = pending.sample, pending.basis
 				out = append(out, v)
 			}
 		}
@@ -434,8 +458,12 @@ func symptomRates(symptoms []string, s scopeCounts) []db.SymptomRate {
 	var out []db.SymptomRate
 	for _, symptom := range symptoms {
 		for _, k := range keys {
-			runs, hits := get(s.runs, k), get(s.hits[symptom], k)
-			r := db.SymptomRate{Symptom: symptom, Scope: k.scope, Key: k.key, FinishedRuns: runs.all,
+			runs, hits := get(s.ruleRuns[symptom], k), get(s.hits[symptom], k)
+			unread := get(s.unclassified[symptom], k)
+			if runs.all+runs.leftOut+unread.all+unread.leftOut == 0 {
+				continue // out of the rule's reach
+			}
+			r := db.SymptomRate{Symptom: symptom, Scope: k.scope, Key: k.key, FinishedRuns: runs.all, Unclassified: unread.all,
 				RunsWith: hits.all, FailedWith: hits.failed, PassedWith: hits.all - hits.failed,
 				FailedRuns: runs.failed, LeftOut: runs.leftOut, First: runs.first, Last: runs.last,
 				Jobs: len(hits.jobs), Rate: math.NaN(), ShareOfFailures: math.NaN()}
@@ -466,7 +494,7 @@ func weeklyRates(c db.AnalysisCounts) map[string][]db.WeeklyRate {
 	type weekKey struct{ edge, week string }
 	type week struct {
 		monday time.Time
-		runs   int
+		runs   map[string]int // by symptom: the runs counted for its rule
 		hits   map[string]int
 	}
 	weeks := map[weekKey]*week{}
@@ -482,12 +510,16 @@ func weeklyRates(c db.AnalysisCounts) map[string][]db.WeeklyRate {
 		k := weekKey{edge.String(), g.Week}
 		w := weeks[k]
 		if w == nil {
-			w = &week{monday: g.Monday, hits: map[string]int{}}
+			w = &week{monday: g.Monday, runs: map[string]int{}, hits: map[string]int{}}
 			weeks[k] = w
 		}
 		if g.Symptom == "" {
-			w.runs += g.Runs
-		} else {
+			for _, symptom := range c.Symptoms {
+				if c.Population(symptom, j.Topology, g.RuleSet) == prowcrawl.Counted {
+					w.runs[symptom] += g.Runs
+				}
+			}
+		} else if c.Rules[g.Symptom].Reach.AppliesTo(j.Topology) {
 			w.hits[g.Symptom] += g.Runs
 		}
 	}
@@ -510,7 +542,7 @@ func weeklyRates(c db.AnalysisCounts) map[string][]db.WeeklyRate {
 					cur.Week = mergedWeeks(cur.Week, k.week)
 				}
 				cur.WeekEnd = w.monday.AddDate(0, 0, 7)
-				cur.Runs += w.runs
+				cur.Runs += w.runs[symptom]
 				cur.Hits += w.hits[symptom]
 				if cur.Runs >= MinWeekRuns {
 					points = append(points, *cur)

@@ -304,6 +304,9 @@ func (r *reading) read(ctx context.Context) error {
 	}
 	if scan != nil {
 		r.res.Symptoms = r.classify(ctx, p, scan, tests, run.UpgradeState)
+		r.res.Rules = r.opts.Rules.Versions()
+	} else {
+		r.res.NotClassified = true
 	}
 	r.disruptions(ctx, p)
 	return nil

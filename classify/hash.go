@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // Hash names the version of a rule's definition that finds its matches:
@@ -38,4 +40,19 @@ func (e *Engine) RuleHash(id string) string {
 		}
 	}
 	return ""
+}
+
+// Versions are the versions of the engine's rules: what a run classified
+// by it was evaluated by, matched or not.
+func (e *Engine) Versions() []prowcrawl.RuleVersion {
+	out := make([]prowcrawl.RuleVersion, len(e.compiled))
+	for i, cr := range e.compiled {
+		out[i] = prowcrawl.RuleVersion{ID: cr.rule.ID, Hash: cr.hash}
+	}
+	return out
+}
+
+// Reach is where the rule applies, by topology.
+func (r *Rule) Reach() prowcrawl.Reach {
+	return prowcrawl.Reach{Topology: r.Topology, NotTopology: r.NotTopology}
 }

@@ -2,7 +2,6 @@ package classify
 
 import (
 	"net/netip"
-	"slices"
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/prow"
@@ -43,15 +42,7 @@ var topologies = []string{prow.TopologyHA, prow.TopologySingle, prow.TopologyCom
 // appliesTo says whether the rule is to be matched on a run of topology
 // (empty: unknown, which every rule applies to).
 func (r *Rule) appliesTo(topology string) bool {
-	switch {
-	case topology == "":
-		return true
-	case slices.Contains(r.NotTopology, topology):
-		return false
-	case len(r.Topology) > 0:
-		return slices.Contains(r.Topology, topology)
-	}
-	return true
+	return r.Reach().AppliesTo(topology)
 }
 
 // Matcher is one entry of a rule's match list. Exactly one field is set.

@@ -278,7 +278,7 @@ func Reclassify(ctx context.Context, store *db.DB, c *cache.Cache, runs []db.Sto
 		}
 		sum.Cached++
 		sum.Symptoms += len(o.symptoms)
-		recs = append(recs, db.Reclassified{Job: r.Job, BuildID: r.BuildID, Symptoms: o.symptoms})
+		recs = append(recs, db.Reclassified{Job: r.Job, BuildID: r.BuildID, Symptoms: o.symptoms, Rules: opts.Rules.Versions()})
 		if len(recs) == batch {
 			if err := store.ReplaceSymptoms(ctx, recs); err != nil {
 				return sum, err

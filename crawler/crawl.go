@@ -527,7 +527,8 @@ func (c *Crawler) account(r result, sum *Summary) {
 func symptomsOf(e *classify.Engine) []db.Symptom {
 	var out []db.Symptom
 	for _, r := range e.Rules() {
-		out = append(out, db.Symptom{ID: r.ID, Title: r.Title, Description: r.Description, Bug: r.Bug, Source: r.Source})
+		out = append(out, db.Symptom{ID: r.ID, Title: r.Title, Description: r.Description, Bug: r.Bug, Source: r.Source,
+			RuleHash: r.Hash(), Reach: r.Reach()})
 	}
 	return out
 }

@@ -42,11 +42,14 @@ type RunGroup struct {
 	Release, FromRelease, Upgrade string
 	Platform, Network, Arch       string
 	Topology, Type                string
-	Runs                          int // finished runs counted
-	Failed                        int // of those, the runs that did not succeed
-	Sample, Basis                 int // those started in the sample and in the basis window
-	LeftOut                       int // finished runs whose upgrade never began
-	SampleLeftOut, BasisLeftOut   int // of those, the ones in each window
+	// RuleSet is the set of rule versions that classified the runs (0:
+	// none did): whether they count for a rule (AnalysisCounts.Population).
+	RuleSet                     int64
+	Runs                        int // finished runs counted
+	Failed                      int // of those, the runs that did not succeed
+	Sample, Basis               int // those started in the sample and in the basis window
+	LeftOut                     int // finished runs whose upgrade never began
+	SampleLeftOut, BasisLeftOut int // of those, the ones in each window
 	// First and Last are the start times of the first and last run
 	// counted; zero without runs.
 	First, Last time.Time
@@ -74,6 +77,7 @@ type WeekGroup struct {
 	Symptom                       string
 	Job                           string
 	Release, FromRelease, Upgrade string
+	RuleSet                       int64     // of the runs (Symptom empty)
 	Week                          string    // "2026-W47"
 	Monday                        time.Time // the week's Monday, 00:00 UTC
 	Runs                          int
@@ -92,6 +96,12 @@ type TestGroup struct {
 // by job and edge, from one snapshot of the database.
 type AnalysisCounts struct {
 	Symptoms []string // the active symptoms
+	// Rules are the active symptoms' rows, by id: their rules' current
+	// versions and reach.
+	Rules map[string]Symptom
+	// RuleSets are the stored sets of rule versions that classified runs,
+	// by id.
+	RuleSets map[int64]RuleSet
 	Runs     []RunGroup
 	Hits     []SymptomGroup
 	Tests    []TestGroup
@@ -171,6 +181,12 @@ func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCoun
 	if err != nil {
 		return c, fmt.Errorf("active symptoms: %w", err)
 	}
+	if c.Rules, err = activeSymptoms(ctx, tx); err != nil {
+		return c, err
+	}
+	if c.RuleSets, err = loadRuleSets(ctx, tx); err != nil {
+		return c, err
+	}
 
 	// The plans are fixed (INDEXED BY, CROSS JOIN keeps the order written):
 	// without statistics, SQLite would pick runs_result and read the wide
@@ -191,7 +207,7 @@ func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCoun
 		c.Runs, err = queryList(ctx, tx, func(rows *sql.Rows) (RunGroup, error) {
 			var g RunGroup
 			var first, last sql.NullString
-			if err := rows.Scan(&g.Job, &g.Release, &g.FromRelease, &g.Upgrade,
+			if err := rows.Scan(&g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.RuleSet,
 				&g.Platform, &g.Network, &g.Arch, &g.Topology, &g.Type,
 				&g.Runs, &g.Failed, &g.Sample, &g.Basis, &g.LeftOut, &g.SampleLeftOut, &g.BasisLeftOut,
 				&first, &last); err != nil {
@@ -203,12 +219,12 @@ func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCoun
 			}
 			g.Last, err = parseTime(last)
 			return g, err
-		}, `SELECT g.job, g.release, g.from_release, g.upgrade,
+		}, `SELECT g.job, g.release, g.from_release, g.upgrade, g.rule_set,
 	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.type, ''),
 	g.runs, g.failed, g.sample, g.basis, g.left_out, g.sample_left_out, g.basis_left_out, g.first, g.last
 FROM (
 	SELECT r.job, coalesce(r.release, '') AS release, coalesce(r.from_release, '') AS from_release,
-		coalesce(r.upgrade, '') AS upgrade,
+		coalesce(r.upgrade, '') AS upgrade, coalesce(r.rule_set, 0) AS rule_set,
 		count(CASE WHEN `+startedRun+` THEN 1 END) AS runs,
 		count(CASE WHEN `+startedRun+` AND r.result <> 'success' THEN 1 END) AS failed,
 		count(CASE WHEN `+startedRun+` AND `+inSample+` THEN 1 END) AS sample,
@@ -220,20 +236,20 @@ FROM (
 		max(CASE WHEN `+startedRun+` THEN r.started_at END) AS last
 	FROM runs r INDEXED BY runs_analysis
 	WHERE `+countedRun+bound+`
-	GROUP BY r.job, r.release, r.from_release, r.upgrade
+	GROUP BY r.job, r.release, r.from_release, r.upgrade, r.rule_set
 ) g JOIN jobs j ON j.name = g.job
-ORDER BY 1, 2, 3, 4`, args...)
+ORDER BY 1, 2, 3, 4, 5`, args...)
 		if err != nil {
 			return c, fmt.Errorf("run counts: %w", err)
 		}
 		if o.Weeks {
 			week := weekOf("r.started_at")
 			runs, err := queryList(ctx, tx, scanWeek, `SELECT '', r.job, coalesce(r.release, ''), coalesce(r.from_release, ''),
-	coalesce(r.upgrade, ''), `+week+`, count(*)
+	coalesce(r.upgrade, ''), coalesce(r.rule_set, 0), `+week+`, count(*)
 FROM runs r INDEXED BY runs_analysis
 WHERE `+countedRun+` AND `+startedRun+` AND r.started_at IS NOT NULL`+bound+`
-GROUP BY 2, 3, 4, 5, 6
-ORDER BY 2, 3, 4, 5, 6`, boundArgs...)
+GROUP BY 2, 3, 4, 5, 6, 7
+ORDER BY 2, 3, 4, 5, 6, 7`, boundArgs...)
 			if err != nil {
 				return c, fmt.Errorf("weekly counts: %w", err)
 			}

@@ -101,7 +101,8 @@ func TestAnalysisSchema(t *testing.T) {
 	for table, want := range map[string][]string{
 		"symptom_verdicts": {"symptom_id", "scope", "scope_key", "comparison", "sample_label", "basis_label",
 			"sample_runs", "sample_hits", "basis_runs", "basis_hits", "sample_rate", "basis_rate", "p_value",
-			"verdict", "computed_at", "sample_from", "sample_to", "basis_from", "basis_to", "sample_left_out", "basis_left_out"},
+			"verdict", "computed_at", "sample_from", "sample_to", "basis_from", "basis_to", "sample_left_out", "basis_left_out",
+			"sample_unclassified", "basis_unclassified"},
 		"test_flake_rates": {"scope", "scope_key", "suite", "name", "runs", "failures", "flakes", "flake_rate", "computed_at"},
 	} {
 		if got := queryStrings(t, d.db, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table); !slices.Equal(got, want) {
@@ -113,7 +114,7 @@ func TestAnalysisSchema(t *testing.T) {
 	}
 	for view, want := range map[string][]string{
 		"v_symptom_rates": {"symptom", "scope", "scope_key", "finished_runs", "runs_with", "failed_with", "passed_with",
-			"rate", "failed_runs", "share_of_failures", "left_out"},
+			"rate", "failed_runs", "share_of_failures", "left_out", "not_classified"},
 		"v_run_symptoms": {"job", "build_id", "url", "result", "started_at", "edge", "platform", "network",
 			"symptom_id", "hits", "file", "line", "excerpt", "at", "arch", "variant", "topology", "upgrade_started", "type",
 			"last_at", "duration_s", "finished_at", "upgrade_state"},
@@ -244,14 +245,15 @@ func TestAnalysisCounts(t *testing.T) {
 		t.Errorf("active symptoms = %v, want %v", c.Symptoms, want)
 	}
 	h, day := time.Hour, 24*time.Hour
+	// Every run was written by the rules active then: one rule set.
 	wantRuns := []RunGroup{
-		{Job: anMicro.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Platform: "metal", Arch: "amd64", Topology: "ha", Type: "periodic",
+		{Job: anMicro.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Platform: "metal", Arch: "amd64", Topology: "ha", Type: "periodic", RuleSet: 1,
 			Runs: 2, Failed: 1, Sample: 1, First: anNow.Add(-40 * day), Last: anNow.Add(-3 * day)},
-		{Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha", Type: "periodic",
+		{Job: anMinor.Name, Release: "4.14", FromRelease: "4.13", Upgrade: "minor", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha", Type: "periodic", RuleSet: 1,
 			Runs: 3, Failed: 2, Sample: 2, Basis: 1, LeftOut: 1, SampleLeftOut: 1, First: anNow.Add(-10 * day), Last: anNow.Add(-h)},
-		{Job: anPre.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha", Type: "presubmit",
+		{Job: anPre.Name, Release: "4.14", FromRelease: "4.14", Upgrade: "micro", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha", Type: "presubmit", RuleSet: 1,
 			Runs: 1, Failed: 1, Sample: 1, First: anNow.Add(-h), Last: anNow.Add(-h)},
-		{Job: anOld.Name, Platform: "aws", Type: "periodic", Runs: 1, Failed: 1, Sample: 1, First: anNow.Add(-day), Last: anNow.Add(-day)},
+		{Job: anOld.Name, Platform: "aws", Type: "periodic", RuleSet: 1, Runs: 1, Failed: 1, Sample: 1, First: anNow.Add(-day), Last: anNow.Add(-day)},
 	}
 	if !reflect.DeepEqual(c.Runs, wantRuns) {
 		t.Errorf("runs\n got %+v\nwant %+v", c.Runs, wantRuns)
@@ -470,7 +472,7 @@ func TestQueryPlans(t *testing.T) {
 		{`SELECT * FROM v_symptom_rates WHERE symptom = 'etcd' AND scope = 'edge' AND scope_key = '4.14 micro'`,
 			[]string{"runs_edge (edge=?)", "sqlite_autoindex_symptoms_1 (id=?)"}, nil},
 		{`SELECT * FROM v_symptom_rates WHERE scope = 'job' AND scope_key = 'x'`,
-			[]string{"INDEX runs_analysis (job=?)"}, nil},
+			[]string{"SEARCH r USING INDEX sqlite_autoindex_runs_1 (job=?)"}, nil},
 		{`SELECT * FROM v_symptom_rates WHERE scope = 'variant' AND scope_key = '4.14 micro metal ovn amd64 ha'`,
 			[]string{"runs_key"}, nil},
 		{`SELECT * FROM v_scoped_runs WHERE scope = 'edge' AND scope_key = '4.14 micro'`,

@@ -18,12 +18,16 @@ import (
 // as it reads them, without sorting them; the days are summed here into
 // the groups by job and edge, and into the weeks.
 
-// edgeGroup is a job and one of its runs' edges.
-type edgeGroup struct{ job, release, fromRelease, upgrade string }
+// edgeGroup is a job and one of its runs' edges, and for runs the set of
+// rule versions that classified them.
+type edgeGroup struct {
+	job, release, fromRelease, upgrade string
+	ruleSet                            int64
+}
 
 func (g edgeGroup) compare(o edgeGroup) int {
 	return cmp.Or(cmp.Compare(g.job, o.job), cmp.Compare(g.release, o.release),
-		cmp.Compare(g.fromRelease, o.fromRelease), cmp.Compare(g.upgrade, o.upgrade))
+		cmp.Compare(g.fromRelease, o.fromRelease), cmp.Compare(g.upgrade, o.upgrade), cmp.Compare(g.ruleSet, o.ruleSet))
 }
 
 // weekKey is a symptom (empty: the runs), a group and an ISO week.
@@ -57,7 +61,8 @@ func addWeek(weeks map[weekKey]*WeekGroup, symptom string, g edgeGroup, day sql.
 	k := weekKey{symptom, g, week}
 	w := weeks[k]
 	if w == nil {
-		w = &WeekGroup{Symptom: symptom, Job: g.job, Release: g.release, FromRelease: g.fromRelease, Upgrade: g.upgrade, Week: week, Monday: monday}
+		w = &WeekGroup{Symptom: symptom, Job: g.job, Release: g.release, FromRelease: g.fromRelease, Upgrade: g.upgrade,
+			RuleSet: g.ruleSet, Week: week, Monday: monday}
 		weeks[k] = w
 	}
 	w.Runs += n
@@ -111,7 +116,7 @@ func (c *AnalysisCounts) windowRuns(ctx context.Context, tx *sql.Tx, o CountOpti
 	}
 	started, left := startedRun, `r.upgrade_started = 0`
 	sample, basis := r.in("?1", "?2"), r.in("?3", "?4")
-	rows, err = tx.QueryContext(ctx, `SELECT r.job, `+r.edge()+`, `+r.day()+`,
+	rows, err = tx.QueryContext(ctx, `SELECT r.job, `+r.edge()+`, coalesce(r.rule_set, 0), `+r.day()+`,
 	count(CASE WHEN `+started+` THEN 1 END),
 	count(CASE WHEN `+started+` AND r.result <> 'success' THEN 1 END),
 	count(CASE WHEN `+started+` AND `+sample+` THEN 1 END),
@@ -123,7 +128,7 @@ func (c *AnalysisCounts) windowRuns(ctx context.Context, tx *sql.Tx, o CountOpti
 	max(CASE WHEN `+started+` THEN r.started_at END)
 FROM runs r INDEXED BY runs_days
 WHERE `+countedRun+cond+`
-GROUP BY `+r.day()+`, r.job, r.release, r.from_release, r.upgrade`, append(windowArgs(o), args...)...)
+GROUP BY `+r.day()+`, r.job, r.release, r.from_release, r.upgrade, r.rule_set`, append(windowArgs(o), args...)...)
 	if err != nil {
 		return err
 	}
@@ -134,7 +139,7 @@ GROUP BY `+r.day()+`, r.job, r.release, r.from_release, r.upgrade`, append(windo
 		var g edgeGroup
 		var day, first, last sql.NullString
 		var n RunGroup
-		if err := rows.Scan(&g.job, &g.release, &g.fromRelease, &g.upgrade, &day, &n.Runs, &n.Failed, &n.Sample, &n.Basis,
+		if err := rows.Scan(&g.job, &g.release, &g.fromRelease, &g.upgrade, &g.ruleSet, &day, &n.Runs, &n.Failed, &n.Sample, &n.Basis,
 			&n.LeftOut, &n.SampleLeftOut, &n.BasisLeftOut, &first, &last); err != nil {
 			return err
 		}
@@ -150,7 +155,7 @@ GROUP BY `+r.day()+`, r.job, r.release, r.from_release, r.upgrade`, append(windo
 		}
 		t := groups[g]
 		if t == nil {
-			t = &RunGroup{Job: g.job, Release: g.release, FromRelease: g.fromRelease, Upgrade: g.upgrade,
+			t = &RunGroup{Job: g.job, Release: g.release, FromRelease: g.fromRelease, Upgrade: g.upgrade, RuleSet: g.ruleSet,
 				Platform: j.Platform, Network: j.Network, Arch: j.Arch, Topology: j.Topology, Type: j.Type}
 			groups[g] = t
 		}
@@ -198,7 +203,7 @@ func (c *AnalysisCounts) symptomDays(ctx context.Context, tx *sql.Tx, o CountOpt
 	count(CASE WHEN `+rs.in("?3", "?4")+` THEN 1 END)
 FROM symptoms s
 CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_days ON rs.symptom_id = s.id
-WHERE s.active = 1 AND `+rs.counted()+` AND `+rs.started()+cond+`
+WHERE s.active = 1 AND `+rs.counted()+` AND `+rs.started()+` AND rs.rule_hash IS s.rule_hash`+cond+`
 GROUP BY s.id, `+rs.day()+`, rs.job, `+rs.release+`, `+rs.fromRelease+`, `+rs.upgrade, append(windowArgs(o), args...)...)
 	if err != nil {
 		return err
@@ -249,7 +254,7 @@ GROUP BY s.id, `+rs.day()+`, rs.job, `+rs.release+`, `+rs.fromRelease+`, `+rs.up
 func scanWeek(rows *sql.Rows) (WeekGroup, error) {
 	var g WeekGroup
 	var monday string
-	if err := rows.Scan(&g.Symptom, &g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.Week, &monday, &g.Runs); err != nil {
+	if err := rows.Scan(&g.Symptom, &g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.RuleSet, &g.Week, &monday, &g.Runs); err != nil {
 		return g, err
 	}
 	var err error

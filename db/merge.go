@@ -161,6 +161,17 @@ func (d *DB) Merge(ctx context.Context, src string) (st MergeStats, err error) {
 		{what: "old disruptions", query: `DELETE FROM main.run_disruptions WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
 		{what: "runs", count: &st.Runs, query: upsertAll("runs", cols["runs"], "job, build_id",
 			"SELECT "+cols["runs"]+" FROM src.runs WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)")},
+		// The shard's rule sets by their digest; its runs' sets are then
+		// this database's ids of them.
+		{what: "rule sets", query: `INSERT INTO main.rule_sets (digest) SELECT digest FROM src.rule_sets WHERE true
+			ON CONFLICT (digest) DO NOTHING`},
+		{what: "rule set rules", query: `INSERT INTO main.rule_set_rules (rule_set, symptom_id, rule_hash)
+			SELECT m.id, r.symptom_id, r.rule_hash FROM src.rule_set_rules r
+			JOIN src.rule_sets s ON s.id = r.rule_set JOIN main.rule_sets m ON m.digest = s.digest
+			WHERE true ON CONFLICT DO NOTHING`},
+		{what: "runs' rule sets", query: `UPDATE main.runs SET rule_set = (SELECT m.id FROM src.rule_sets s
+			JOIN main.rule_sets m ON m.digest = s.digest WHERE s.id = main.runs.rule_set)
+			WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
 		{what: "tests", count: &st.Tests, query: `INSERT INTO main.tests (` + cols["tests"] + `) SELECT ` + cols["tests"] +
 			` FROM src.tests WHERE (job, build_id) IN (SELECT job, build_id FROM merge_take)`},
 		{what: "run symptoms", count: &st.Symptoms, query: `INSERT INTO main.run_symptoms (` + cols["run_symptoms"] + `) SELECT ` + cols["run_symptoms"] +

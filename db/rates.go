@@ -22,6 +22,10 @@ type SymptomRate struct {
 	// LeftOut is how many finished runs of the key are not counted because
 	// their upgrade never began.
 	LeftOut int
+	// Unclassified is how many finished runs of the key the rule's current
+	// version has not read yet: not counted, neither as showing the
+	// symptom nor as not showing it.
+	Unclassified int
 	// First and Last are the start times of the first and last run counted.
 	First, Last time.Time
 	// Jobs is how many jobs the runs showing the symptom are of, and

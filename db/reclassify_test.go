@@ -11,7 +11,7 @@ import (
 
 func TestReplaceSymptoms(t *testing.T) {
 	d := anStore(t)
-	now := time.Now().UTC()
+	now := anNow // the store's runs are dated from it, not from the clock
 	runs, err := d.StoredRuns(t.Context(), RunFilter{Since: now.Add(-5 * 24 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,14 @@ func TestReplaceSymptoms(t *testing.T) {
 func TestRuleHashMigration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	d := openAt(t, path)
-	if _, err := d.db.ExecContext(t.Context(), `ALTER TABLE run_symptoms DROP COLUMN rule_hash; DELETE FROM schema_migrations WHERE version = 8;
+	// run_symptoms_days and the population views read rule_hash since
+	// 0020: a database before 0008 had that index without it, and the
+	// views are not this test's.
+	if _, err := d.db.ExecContext(t.Context(), `DROP INDEX run_symptoms_days;
+		DROP VIEW v_symptom_rates; DROP VIEW v_counted_runs; DROP VIEW v_run_populations;
+		ALTER TABLE run_symptoms DROP COLUMN rule_hash; DELETE FROM schema_migrations WHERE version = 8;
+		CREATE INDEX run_symptoms_days ON run_symptoms (symptom_id, substr(run_started_at, 1, 10), job, run_release, run_from_release,
+			run_upgrade, run_result, run_upgrade_started, run_started_at, build_id);
 		INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'later', '2026-01-01T00:00:00Z')`); err != nil {
 		t.Fatal(err)
 	}

@@ -551,8 +551,16 @@ func TestPopulations(t *testing.T) {
 			keys[v.Key] = fmt.Sprintf("%d/%d left out %d %s", v.SampleHits, v.SampleRuns, v.SampleLeftOut, v.Verdict)
 		}
 	}
+	// The single-node job's five runs on 4.14 micro are out of the rule's
+	// reach: 10 counted runs, not 15, and no verdict of the single-node
+	// variant.
+	for _, v := range all.Verdicts {
+		if v.Symptom == "pod-network-cross-node" && v.Scope == db.ScopeVariant && strings.HasSuffix(v.Key, " single") {
+			t.Errorf("a verdict of pod-network-cross-node on the single-node variant %q: %+v", v.Key, v)
+		}
+	}
 	for key, want := range map[string]string{
-		"4.14 micro":           "0/15 left out 0 none",
+		"4.14 micro":           "0/10 left out 0 none",
 		"4.14 micro-downgrade": "5/6 left out 0 insufficient",
 		"4.13->4.14 minor":     "6/14 left out 1 regression",
 	} {

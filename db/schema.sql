@@ -1,5 +1,5 @@
--- version 19
--- The schema of every migration up to 0019_window_days, written by `make schema`; do not edit.
+-- version 20
+-- The schema of every migration up to 0020_evaluations, written by `make schema`; do not edit.
 
 CREATE TABLE jobs (
 	name         TEXT PRIMARY KEY,
@@ -34,7 +34,7 @@ CREATE TABLE runs (
 	fetch_error   TEXT,
 	objects_read  INTEGER NOT NULL DEFAULT 0,
 	bytes_read    INTEGER NOT NULL DEFAULT 0,
-	crawled_at    TEXT NOT NULL, upgrade_started INTEGER CHECK (upgrade_started IN (0, 1)), edge TEXT, variant TEXT, fetch_attempts INTEGER NOT NULL DEFAULT 0, given_up_at TEXT,
+	crawled_at    TEXT NOT NULL, upgrade_started INTEGER CHECK (upgrade_started IN (0, 1)), edge TEXT, variant TEXT, fetch_attempts INTEGER NOT NULL DEFAULT 0, given_up_at TEXT, rule_set INTEGER,
 	PRIMARY KEY (job, build_id)
 ) STRICT;
 
@@ -56,7 +56,7 @@ CREATE TABLE symptoms (
 	description TEXT,
 	bug         TEXT,
 	source      TEXT NOT NULL
-, active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1))) STRICT;
+, active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)), rule_hash TEXT, topology TEXT, not_topology TEXT) STRICT;
 
 CREATE TABLE run_symptoms (
 	job        TEXT NOT NULL,
@@ -139,7 +139,7 @@ CREATE TABLE "symptom_verdicts" (
 	basis_from      TEXT,
 	basis_to        TEXT,
 	sample_left_out INTEGER NOT NULL DEFAULT 0 CHECK (sample_left_out >= 0),
-	basis_left_out  INTEGER NOT NULL DEFAULT 0 CHECK (basis_left_out >= 0),
+	basis_left_out  INTEGER NOT NULL DEFAULT 0 CHECK (basis_left_out >= 0), sample_unclassified INTEGER NOT NULL DEFAULT 0 CHECK (sample_unclassified >= 0), basis_unclassified INTEGER NOT NULL DEFAULT 0 CHECK (basis_unclassified >= 0),
 	PRIMARY KEY (symptom_id, scope, scope_key, comparison),
 	CHECK (comparison = 'window' OR scope IN ('edge', 'variant'))
 ) STRICT;
@@ -260,6 +260,18 @@ CREATE TABLE disruption_days (
 	PRIMARY KEY (day, job, release, from_release, upgrade, backend, disrupted_s)
 ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE rule_sets (
+	id     INTEGER PRIMARY KEY,
+	digest TEXT NOT NULL UNIQUE
+) STRICT;
+
+CREATE TABLE rule_set_rules (
+	rule_set   INTEGER NOT NULL REFERENCES rule_sets (id) ON DELETE CASCADE,
+	symptom_id TEXT NOT NULL,
+	rule_hash  TEXT,
+	PRIMARY KEY (rule_set, symptom_id)
+) STRICT, WITHOUT ROWID;
+
 CREATE INDEX runs_started_at ON runs (started_at);
 
 CREATE INDEX runs_result ON runs (result);
@@ -277,8 +289,6 @@ CREATE INDEX run_symptoms_run ON run_symptoms (job, build_id);
 CREATE INDEX run_symptoms_symptom_run ON run_symptoms (symptom_id, job, build_id);
 
 CREATE INDEX runs_edge ON runs (edge, started_at, build_id, result, upgrade_started);
-
-CREATE INDEX runs_analysis ON runs (job, release, from_release, upgrade, upgrade_started, result, started_at);
 
 CREATE INDEX runs_key ON runs (job, build_id, result, started_at, release, from_release, upgrade, upgrade_started, edge, variant);
 
@@ -301,14 +311,16 @@ CREATE INDEX runs_not_started ON runs (job, build_id, result, url) WHERE upgrade
 CREATE INDEX run_disruptions_window ON run_disruptions (run_started_at, run_result, run_upgrade_started,
 	job, build_id, backend, disrupted_s, run_release, run_from_release, run_upgrade);
 
-CREATE INDEX runs_days ON runs (substr(started_at, 1, 10), job, release, from_release, upgrade, from_version,
+CREATE INDEX run_disruption_totals_days ON run_disruption_totals (substr(run_started_at, 1, 10), job, run_release, run_from_release,
+	run_upgrade, backend, disrupted_s, run_result, run_upgrade_started, run_started_at);
+
+CREATE INDEX runs_analysis ON runs (job, release, from_release, upgrade, rule_set, upgrade_started, result, started_at);
+
+CREATE INDEX runs_days ON runs (substr(started_at, 1, 10), job, release, from_release, upgrade, rule_set, from_version,
 	result, upgrade_started, started_at, edge);
 
 CREATE INDEX run_symptoms_days ON run_symptoms (symptom_id, substr(run_started_at, 1, 10), job, run_release, run_from_release, run_upgrade,
-	run_result, run_upgrade_started, run_started_at, build_id);
-
-CREATE INDEX run_disruption_totals_days ON run_disruption_totals (substr(run_started_at, 1, 10), job, run_release, run_from_release,
-	run_upgrade, backend, disrupted_s, run_result, run_upgrade_started, run_started_at);
+	run_result, run_upgrade_started, run_started_at, build_id, rule_hash);
 
 CREATE VIEW v_regressions AS
 SELECT v.symptom_id, s.title, s.bug, v.scope, v.scope_key, v.comparison, v.verdict,
@@ -335,93 +347,6 @@ SELECT 'variant', r.variant, r.job, r.build_id, r.result, r.started_at
 FROM runs r
 WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.variant IS NOT NULL;
 
-CREATE VIEW v_symptom_rates AS
-SELECT y.id AS symptom, 'job' AS scope, t.scope_key, t.finished_runs,
-	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
-	coalesce(h.runs_with - h.failed_with, 0) AS passed_with,
-	CASE WHEN t.finished_runs > 0 THEN coalesce(h.runs_with, 0) * 1.0 / t.finished_runs END AS rate,
-	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures,
-	t.left_out
-FROM (
-	SELECT r.job AS scope_key, sum(r.upgrade_started IS NOT 0) AS finished_runs,
-		sum(r.upgrade_started IS NOT 0 AND r.result <> 'success') AS failed_runs, sum(r.upgrade_started IS 0) AS left_out
-	FROM runs r INDEXED BY runs_analysis
-	WHERE +r.result IN ('success', 'failure', 'error') AND r.job IS NOT NULL
-	GROUP BY 1
-) t
-JOIN jobs j ON j.name = t.scope_key AND j.type IS NOT 'presubmit'
-JOIN symptoms y ON y.active = 1
-LEFT JOIN (
-	SELECT rs.symptom_id, r.job AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
-	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-	WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.job IS NOT NULL
-	GROUP BY 1, 2
-) h ON h.symptom_id = y.id AND h.scope_key = t.scope_key
-UNION ALL
-SELECT y.id AS symptom, 'presubmit' AS scope, t.scope_key, t.finished_runs,
-	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
-	coalesce(h.runs_with - h.failed_with, 0) AS passed_with,
-	CASE WHEN t.finished_runs > 0 THEN coalesce(h.runs_with, 0) * 1.0 / t.finished_runs END AS rate,
-	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures,
-	t.left_out
-FROM (
-	SELECT r.job AS scope_key, sum(r.upgrade_started IS NOT 0) AS finished_runs,
-		sum(r.upgrade_started IS NOT 0 AND r.result <> 'success') AS failed_runs, sum(r.upgrade_started IS 0) AS left_out
-	FROM runs r INDEXED BY runs_analysis
-	WHERE +r.result IN ('success', 'failure', 'error') AND r.job IS NOT NULL
-	GROUP BY 1
-) t
-JOIN jobs j ON j.name = t.scope_key AND j.type = 'presubmit'
-JOIN symptoms y ON y.active = 1
-LEFT JOIN (
-	SELECT rs.symptom_id, r.job AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
-	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-	WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.job IS NOT NULL
-	GROUP BY 1, 2
-) h ON h.symptom_id = y.id AND h.scope_key = t.scope_key
-UNION ALL
-SELECT y.id AS symptom, 'edge' AS scope, t.scope_key, t.finished_runs,
-	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
-	coalesce(h.runs_with - h.failed_with, 0) AS passed_with,
-	CASE WHEN t.finished_runs > 0 THEN coalesce(h.runs_with, 0) * 1.0 / t.finished_runs END AS rate,
-	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures,
-	t.left_out
-FROM (
-	SELECT r.edge AS scope_key, sum(r.upgrade_started IS NOT 0) AS finished_runs,
-		sum(r.upgrade_started IS NOT 0 AND r.result <> 'success') AS failed_runs, sum(r.upgrade_started IS 0) AS left_out
-	FROM runs r INDEXED BY runs_edge
-	WHERE +r.result IN ('success', 'failure', 'error') AND r.edge IS NOT NULL
-	GROUP BY 1
-) t
-JOIN symptoms y ON y.active = 1
-LEFT JOIN (
-	SELECT rs.symptom_id, r.edge AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
-	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-	WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.edge IS NOT NULL
-	GROUP BY 1, 2
-) h ON h.symptom_id = y.id AND h.scope_key = t.scope_key
-UNION ALL
-SELECT y.id AS symptom, 'variant' AS scope, t.scope_key, t.finished_runs,
-	coalesce(h.runs_with, 0) AS runs_with, coalesce(h.failed_with, 0) AS failed_with,
-	coalesce(h.runs_with - h.failed_with, 0) AS passed_with,
-	CASE WHEN t.finished_runs > 0 THEN coalesce(h.runs_with, 0) * 1.0 / t.finished_runs END AS rate,
-	t.failed_runs, CASE WHEN t.failed_runs > 0 THEN coalesce(h.failed_with, 0) * 1.0 / t.failed_runs END AS share_of_failures,
-	t.left_out
-FROM (
-	SELECT r.variant AS scope_key, sum(r.upgrade_started IS NOT 0) AS finished_runs,
-		sum(r.upgrade_started IS NOT 0 AND r.result <> 'success') AS failed_runs, sum(r.upgrade_started IS 0) AS left_out
-	FROM runs r INDEXED BY runs_key
-	WHERE +r.result IN ('success', 'failure', 'error') AND r.variant IS NOT NULL
-	GROUP BY 1
-) t
-JOIN symptoms y ON y.active = 1
-LEFT JOIN (
-	SELECT rs.symptom_id, r.variant AS scope_key, count(*) AS runs_with, sum(r.result <> 'success') AS failed_with
-	FROM run_symptoms rs JOIN runs r INDEXED BY runs_key ON r.job = rs.job AND r.build_id = rs.build_id
-	WHERE +r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.variant IS NOT NULL
-	GROUP BY 1, 2
-) h ON h.symptom_id = y.id AND h.scope_key = t.scope_key;
-
 CREATE VIEW v_run_symptoms AS
 SELECT r.job, r.build_id, r.url, r.result, r.started_at, r.edge, j.platform, j.network,
 	rs.symptom_id, rs.hits, rs.file, rs.line, rs.excerpt, rs.at, j.arch, r.variant, j.topology,
@@ -441,6 +366,65 @@ FROM run_disruptions d
 JOIN runs r ON r.job = d.job AND r.build_id = d.build_id
 JOIN jobs j ON j.name = r.job
 GROUP BY d.job, d.build_id, d.backend;
+
+CREATE VIEW run_evaluations AS
+SELECT r.job, r.build_id, m.symptom_id, m.rule_hash
+FROM runs r JOIN rule_set_rules m ON m.rule_set = r.rule_set;
+
+CREATE VIEW v_run_populations AS
+SELECT symptom_id, job, build_id, url, result, started_at, edge, variant, type, topology,
+	CASE
+		WHEN result NOT IN ('success', 'failure', 'error') THEN 'unfinished'
+		WHEN upgrade_started IS 0 THEN 'upgrade not started'
+		WHEN NOT in_reach THEN 'rule does not apply'
+		WHEN NOT evaluated THEN 'not classified yet'
+		ELSE 'counted'
+	END AS population,
+	in_reach, evaluated, shows
+FROM (
+	SELECT s.id AS symptom_id, r.job, r.build_id, r.url, r.result, r.started_at, r.edge, r.variant, r.upgrade_started,
+		j.type, j.topology,
+		coalesce(j.topology, '') = '' OR (instr(',' || coalesce(s.not_topology, '') || ',', ',' || j.topology || ',') = 0
+			AND (s.topology IS NULL OR instr(',' || s.topology || ',', ',' || j.topology || ',') > 0)) AS in_reach,
+		EXISTS (SELECT 1 FROM rule_set_rules m WHERE m.rule_set = r.rule_set AND m.symptom_id = s.id
+			AND m.rule_hash IS s.rule_hash) AS evaluated,
+		EXISTS (SELECT 1 FROM run_symptoms rs WHERE rs.job = r.job AND rs.build_id = r.build_id AND rs.symptom_id = s.id
+			AND rs.rule_hash IS s.rule_hash) AS shows
+	FROM runs r JOIN jobs j ON j.name = r.job JOIN symptoms s ON s.active = 1
+);
+
+CREATE VIEW v_counted_runs AS
+SELECT symptom_id, job, build_id, url, result, started_at, edge, variant, topology, shows
+FROM v_run_populations
+WHERE population = 'counted' AND type IS NOT 'presubmit';
+
+CREATE VIEW v_symptom_rates AS
+SELECT symptom, scope, scope_key, finished_runs, runs_with, failed_with, runs_with - failed_with AS passed_with,
+	CASE WHEN finished_runs > 0 THEN runs_with * 1.0 / finished_runs END AS rate,
+	failed_runs, CASE WHEN failed_runs > 0 THEN failed_with * 1.0 / failed_runs END AS share_of_failures,
+	left_out, not_classified
+FROM (
+	SELECT symptom_id AS symptom, CASE WHEN type = 'presubmit' THEN 'presubmit' ELSE 'job' END AS scope, job AS scope_key,
+		sum(population = 'counted') AS finished_runs, sum(population = 'counted' AND shows) AS runs_with,
+		sum(population = 'counted' AND shows AND result <> 'success') AS failed_with,
+		sum(population = 'counted' AND result <> 'success') AS failed_runs,
+		sum(population = 'upgrade not started' AND in_reach AND evaluated) AS left_out,
+		sum(population = 'not classified yet') AS not_classified,
+		sum(population <> 'unfinished' AND in_reach) AS reached
+	FROM v_run_populations GROUP BY symptom_id, job
+	UNION ALL
+	SELECT symptom_id, 'edge', edge, sum(population = 'counted'), sum(population = 'counted' AND shows),
+		sum(population = 'counted' AND shows AND result <> 'success'), sum(population = 'counted' AND result <> 'success'),
+		sum(population = 'upgrade not started' AND in_reach AND evaluated), sum(population = 'not classified yet'),
+		sum(population <> 'unfinished' AND in_reach)
+	FROM v_run_populations WHERE type IS NOT 'presubmit' AND edge IS NOT NULL GROUP BY symptom_id, edge
+	UNION ALL
+	SELECT symptom_id, 'variant', variant, sum(population = 'counted'), sum(population = 'counted' AND shows),
+		sum(population = 'counted' AND shows AND result <> 'success'), sum(population = 'counted' AND result <> 'success'),
+		sum(population = 'upgrade not started' AND in_reach AND evaluated), sum(population = 'not classified yet'),
+		sum(population <> 'unfinished' AND in_reach)
+	FROM v_run_populations WHERE type IS NOT 'presubmit' AND variant IS NOT NULL GROUP BY symptom_id, variant
+) WHERE reached > 0;
 
 CREATE TRIGGER run_symptoms_copy AFTER INSERT ON run_symptoms
 WHEN EXISTS (SELECT 1 FROM runs r WHERE r.job = NEW.job AND r.build_id = NEW.build_id

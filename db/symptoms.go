@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // Symptom is a row of symptoms: what a classification rule detects.
@@ -14,6 +16,28 @@ type Symptom struct {
 	ID, Title, Description, Bug string
 	Source                      string // "builtin" or the rules file it came from
 	Active                      bool
+	// RuleHash is the current version of the symptom's rule
+	// (classify.Rule.Hash): only runs that version read are counted.
+	RuleHash string
+	// Reach is where the rule applies: runs out of it are never counted.
+	Reach prowcrawl.Reach
+}
+
+// Version is the current version of the symptom's rule.
+func (s Symptom) Version() prowcrawl.RuleVersion {
+	return prowcrawl.RuleVersion{ID: s.ID, Hash: s.RuleHash}
+}
+
+// topologyList is a reach's topologies as stored: a comma list, NULL when
+// empty.
+func topologyList(t []string) any { return nullString(strings.Join(t, ",")) }
+
+// topologiesOf reads a topologyList.
+func topologiesOf(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // SyncSymptoms makes the symptoms table match the active rules: each given
@@ -32,16 +56,34 @@ func (d *DB) SyncSymptoms(ctx context.Context, active []Symptom) (err error) {
 	if _, err := tx.ExecContext(ctx, `UPDATE symptoms SET active = 0`); err != nil {
 		return fmt.Errorf("sync symptoms: %w", err)
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO symptoms (id, title, description, bug, source, active)
-VALUES (?, ?, ?, ?, ?, 1)
+	// The runs stored before evaluations were recorded (migration 0020)
+	// were read by a version of a rule that no match recorded: the first
+	// version synced since is taken as theirs.
+	adopt, err := tx.PrepareContext(ctx, `UPDATE rule_set_rules SET rule_hash = ?2
+WHERE rule_set = 1 AND symptom_id = ?1 AND rule_hash IS NULL
+	AND EXISTS (SELECT 1 FROM rule_sets WHERE id = 1 AND digest = 'before evaluations were recorded')
+	AND EXISTS (SELECT 1 FROM symptoms WHERE id = ?1 AND rule_hash IS NULL)`)
+	if err != nil {
+		return fmt.Errorf("sync symptoms: %w", err)
+	}
+	defer adopt.Close()
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO symptoms (id, title, description, bug, source, active, rule_hash, topology, not_topology)
+VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.description,
-	bug = excluded.bug, source = excluded.source, active = 1`)
+	bug = excluded.bug, source = excluded.source, active = 1, rule_hash = excluded.rule_hash,
+	topology = excluded.topology, not_topology = excluded.not_topology`)
 	if err != nil {
 		return fmt.Errorf("sync symptoms: %w", err)
 	}
 	defer stmt.Close()
 	for _, s := range active {
-		if _, err := stmt.ExecContext(ctx, s.ID, s.Title, nullString(s.Description), nullString(s.Bug), s.Source); err != nil {
+		if s.RuleHash != "" {
+			if _, err := adopt.ExecContext(ctx, s.ID, s.RuleHash); err != nil {
+				return fmt.Errorf("sync symptom %s: %w", s.ID, err)
+			}
+		}
+		if _, err := stmt.ExecContext(ctx, s.ID, s.Title, nullString(s.Description), nullString(s.Bug), s.Source,
+			nullString(s.RuleHash), topologyList(s.Reach.Topology), topologyList(s.Reach.NotTopology)); err != nil {
 			return fmt.Errorf("sync symptom %s: %w", s.ID, err)
 		}
 	}
@@ -53,7 +95,8 @@ ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.de
 
 // Symptoms lists the symptoms table, active ones first.
 func (d *DB) Symptoms(ctx context.Context) ([]Symptom, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, title, coalesce(description, ''), coalesce(bug, ''), source, active
+	rows, err := d.db.QueryContext(ctx, `SELECT id, title, coalesce(description, ''), coalesce(bug, ''), source, active,
+	coalesce(rule_hash, ''), coalesce(topology, ''), coalesce(not_topology, '')
 FROM symptoms ORDER BY active DESC, id`)
 	if err != nil {
 		return nil, fmt.Errorf("symptoms: %w", err)
@@ -62,9 +105,12 @@ FROM symptoms ORDER BY active DESC, id`)
 	var out []Symptom
 	for rows.Next() {
 		var s Symptom
-		if err := rows.Scan(&s.ID, &s.Title, &s.Description, &s.Bug, &s.Source, &s.Active); err != nil {
+		var topology, notTopology string
+		if err := rows.Scan(&s.ID, &s.Title, &s.Description, &s.Bug, &s.Source, &s.Active,
+			&s.RuleHash, &topology, &notTopology); err != nil {
 			return nil, fmt.Errorf("symptoms: %w", err)
 		}
+		s.Reach = prowcrawl.Reach{Topology: topologiesOf(topology), NotTopology: topologiesOf(notTopology)}
 		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {

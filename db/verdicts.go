@@ -35,6 +35,10 @@ type SymptomVerdict struct {
 	// SampleLeftOut and BasisLeftOut are the finished runs of each side not
 	// counted because their upgrade never began.
 	SampleLeftOut, BasisLeftOut int
+	// SampleUnclassified and BasisUnclassified are the finished runs of
+	// each side that the rule's current version has not read yet: not
+	// counted, and "not classified yet" where there is nothing else.
+	SampleUnclassified, BasisUnclassified int
 
 	// Title and Bug are the symptom's, filled by Verdicts; ReplaceAnalysis
 	// ignores them.
@@ -91,8 +95,9 @@ func (d *DB) ReplaceAnalysis(ctx context.Context, verdicts []SymptomVerdict, rat
 func insertVerdicts(ctx context.Context, tx *sql.Tx, verdicts []SymptomVerdict, now string) (err error) {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO symptom_verdicts (symptom_id, scope, scope_key, comparison,
 	sample_label, basis_label, sample_runs, sample_hits, basis_runs, basis_hits, sample_rate, basis_rate,
-	p_value, verdict, computed_at, sample_from, sample_to, basis_from, basis_to, sample_left_out, basis_left_out)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	p_value, verdict, computed_at, sample_from, sample_to, basis_from, basis_to, sample_left_out, basis_left_out,
+	sample_unclassified, basis_unclassified)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -105,7 +110,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if _, err := stmt.ExecContext(ctx, v.Symptom, v.Scope, v.Key, v.Comparison, v.SampleLabel, v.BasisLabel,
 			v.SampleRuns, v.SampleHits, v.BasisRuns, v.BasisHits, nullFloat(v.SampleRate), nullFloat(v.BasisRate),
 			nullFloat(v.P), v.Verdict, at, nullTime(v.SampleFrom), nullTime(v.SampleTo), nullTime(v.BasisFrom),
-			nullTime(v.BasisTo), v.SampleLeftOut, v.BasisLeftOut); err != nil {
+			nullTime(v.BasisTo), v.SampleLeftOut, v.BasisLeftOut, v.SampleUnclassified, v.BasisUnclassified); err != nil {
 			return fmt.Errorf("verdict %s %s %q %s: %w", v.Symptom, v.Scope, v.Key, v.Comparison, err)
 		}
 	}
@@ -165,7 +170,8 @@ func (d *DB) Verdicts(ctx context.Context, f Filter) ([]SymptomVerdict, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT v.symptom_id, v.scope, v.scope_key, v.comparison,
 	v.sample_label, v.basis_label, v.sample_runs, v.sample_hits, v.basis_runs, v.basis_hits,
 	v.sample_rate, v.basis_rate, v.p_value, v.verdict, v.computed_at, s.title, coalesce(s.bug, ''),
-	v.sample_from, v.sample_to, v.basis_from, v.basis_to, v.sample_left_out, v.basis_left_out
+	v.sample_from, v.sample_to, v.basis_from, v.basis_to, v.sample_left_out, v.basis_left_out,
+	v.sample_unclassified, v.basis_unclassified
 FROM symptom_verdicts v JOIN symptoms s ON s.id = v.symptom_id
 WHERE 1`+w.sql()+`
 ORDER BY v.symptom_id, v.scope, v.scope_key, v.comparison`, w.args...)
@@ -180,7 +186,8 @@ ORDER BY v.symptom_id, v.scope, v.scope_key, v.comparison`, w.args...)
 		var at, sf, st, bf, bt sql.NullString
 		if err := rows.Scan(&v.Symptom, &v.Scope, &v.Key, &v.Comparison, &v.SampleLabel, &v.BasisLabel,
 			&v.SampleRuns, &v.SampleHits, &v.BasisRuns, &v.BasisHits, &sampleRate, &basisRate, &p,
-			&v.Verdict, &at, &v.Title, &v.Bug, &sf, &st, &bf, &bt, &v.SampleLeftOut, &v.BasisLeftOut); err != nil {
+			&v.Verdict, &at, &v.Title, &v.Bug, &sf, &st, &bf, &bt, &v.SampleLeftOut, &v.BasisLeftOut,
+			&v.SampleUnclassified, &v.BasisUnclassified); err != nil {
 			return nil, fmt.Errorf("verdicts: %w", err)
 		}
 		for _, t := range []struct {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // Job is a row of jobs: a job name and what the name says about it.
@@ -78,6 +80,14 @@ type Record struct {
 	Symptoms []RunSymptom
 	// Disruptions are the run's rows of run_disruptions.
 	Disruptions []RunDisruption
+	// Rules are the versions of the rules that classified the run, matched
+	// or not: the runs each rule's rates count. Nil means the rules active
+	// in the database (SyncSymptoms, which a crawl calls with the rules it
+	// classifies with) read it; a run no rule read has NotClassified set.
+	Rules []prowcrawl.RuleVersion
+	// NotClassified says that no rule read the run (a crawl without
+	// rules): it counts in no rule's rates until one does.
+	NotClassified bool
 }
 
 // RunSymptom is a row of run_symptoms: a symptom a run shows, with its first
@@ -123,8 +133,8 @@ ON CONFLICT (name) DO UPDATE SET
 	// which would cascade to rows of the run that are not ours to drop.
 	upsertRun = `INSERT INTO runs (job, build_id, bucket, path, url, started_at, finished_at, result,
 	release, from_release, upgrade, from_version, to_version, upgrade_state, tag, from_tag, pull,
-	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at, upgrade_started, edge, variant)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at, upgrade_started, edge, variant, rule_set)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (job, build_id) DO UPDATE SET
 	bucket = excluded.bucket,
 	path = excluded.path,
@@ -150,7 +160,8 @@ ON CONFLICT (job, build_id) DO UPDATE SET
 	given_up_at = excluded.given_up_at,
 	upgrade_started = excluded.upgrade_started,
 	edge = excluded.edge,
-	variant = excluded.variant`
+	variant = excluded.variant,
+	rule_set = excluded.rule_set`
 
 	// A test listed twice in a run (two JUnit files, a retry) is merged as
 	// the design defines it: failed and passed is a flake; a skip yields to
@@ -419,6 +430,7 @@ type writer struct {
 	// jobs are the rows of jobs the batch wrote: a batch holds runs of a
 	// few jobs, and writing one again with the same columns changes nothing.
 	jobs []Job
+	sets ruleSets
 }
 
 // prepare compiles the writer's statements once per database, outside any
@@ -522,6 +534,17 @@ func (w *writer) record(rec *Record, now time.Time, written map[writtenRun]bool)
 	// as the upsert stores them: runCopies' order.
 	startedAt, upgradeStarted := nullTime(r.StartedAt), nullBool(r.UpgradeStarted)
 	release, fromRelease, upgrade := nullString(r.Release), nullString(r.FromRelease), nullString(r.Upgrade)
+	var err error
+	rules := rec.Rules
+	if rules == nil && !rec.NotClassified {
+		if rules, err = w.sets.active(w.ctx, w.tx); err != nil {
+			return err
+		}
+	}
+	set, err := w.sets.id(w.ctx, w.tx, rules)
+	if err != nil {
+		return err
+	}
 	if _, err := w.exec(qRun, r.Job, r.BuildID, r.Bucket, r.Path, r.URL,
 		startedAt, nullTime(r.FinishedAt), r.Result,
 		release, fromRelease, upgrade,
@@ -529,7 +552,7 @@ func (w *writer) record(rec *Record, now time.Time, written map[writtenRun]bool)
 		nullString(r.Tag), nullString(r.FromTag), nullInt(r.Pull),
 		r.FetchStatus, nullString(r.FetchError), r.ObjectsRead, r.BytesRead,
 		formatTime(r.CrawledAt), r.FetchAttempts, nullTime(r.GivenUpAt), upgradeStarted,
-		nullString(edge.String()), nullString(variant.String())); err != nil {
+		nullString(edge.String()), nullString(variant.String()), set); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	shared := []any{r.Job, r.BuildID}

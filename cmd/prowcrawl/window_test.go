@@ -15,28 +15,29 @@ import (
 	"github.com/openshift-eng/prowcrawl/report"
 )
 
-// windowCounter counts in SQL, straight from the runs, what a report of
-// the runs started since a time counts: finished runs whose upgrade began,
-// of one edge or variant, and those of them showing a symptom.
+// windowCounter counts in SQL, from the view of every run's population
+// (v_run_populations, the one definition of a counted run), what a report
+// of the runs started since a time counts: the counted runs of a symptom on
+// one edge or variant, those of them showing it, or those left out because
+// their upgrade never began.
 type windowCounter struct {
 	t     *testing.T
 	conn  *sql.DB
 	since string
 }
 
-func (w windowCounter) count(col, key, symptom string, leftOut bool) int {
+func (w windowCounter) count(col, key, symptom string, shows, leftOut bool) int {
 	w.t.Helper()
-	started := "r.upgrade_started IS NOT 0"
-	if leftOut {
-		started = "r.upgrade_started = 0"
+	cond := "p.population = 'counted'"
+	switch {
+	case leftOut:
+		cond = "p.population = 'upgrade not started' AND p.in_reach AND p.evaluated"
+	case shows:
+		cond += " AND p.shows"
 	}
-	q := `SELECT count(*) FROM runs r WHERE r.` + col + ` = ? AND r.result IN ('success', 'failure', 'error') AND ` + started +
-		` AND r.started_at >= ?`
-	args := []any{key, w.since}
-	if symptom != "" {
-		q += ` AND EXISTS (SELECT 1 FROM run_symptoms s WHERE s.job = r.job AND s.build_id = r.build_id AND s.symptom_id = ?)`
-		args = append(args, symptom)
-	}
+	q := `SELECT count(*) FROM v_run_populations p WHERE p.symptom_id = ? AND p.` + col + ` = ? AND ` + cond +
+		` AND p.started_at >= ? AND p.type IS NOT 'presubmit'`
+	args := []any{symptom, key, w.since}
 	var n int
 	if err := w.conn.QueryRowContext(w.t.Context(), q, args...).Scan(&n); err != nil {
 		w.t.Fatal(err)
@@ -95,7 +96,8 @@ func TestReportSinceCounts(t *testing.T) {
 	conn := openSQL(t, dbPath)
 	w := windowCounter{t: t, conn: conn, since: since + "T00:00:00Z"}
 	// The date cuts the edges: runs before it are not counted.
-	if all := (windowCounter{t: t, conn: conn, since: "2019-01-01T00:00:00Z"}); w.count("edge", "4.13->4.14 minor", "", false) >= all.count("edge", "4.13->4.14 minor", "", false) {
+	const cross = "pod-network-cross-node"
+	if all := (windowCounter{t: t, conn: conn, since: "2019-01-01T00:00:00Z"}); w.count("edge", "4.13->4.14 minor", cross, false, false) >= all.count("edge", "4.13->4.14 minor", cross, false, false) {
 		t.Fatal("the demo has no 4.13->4.14 minor run before the date: the test would prove nothing")
 	}
 	for _, by := range []string{"edge", "variant"} {
@@ -118,14 +120,14 @@ func TestReportSinceCounts(t *testing.T) {
 		for i, row := range rows {
 			symptom, sample, basis := row["symptom_id"].(string), row["sample_label"].(string), row["basis_label"].(string)
 			for _, c := range []struct {
-				field       string
-				key, symbol string
-				leftOut     bool
+				field          string
+				key            string
+				shows, leftOut bool
 			}{
-				{"sample_runs", sample, "", false}, {"sample_hits", sample, symptom, false}, {"sample_left_out", sample, "", true},
-				{"basis_runs", basis, "", false}, {"basis_hits", basis, symptom, false}, {"basis_left_out", basis, "", true},
+				{"sample_runs", sample, false, false}, {"sample_hits", sample, true, false}, {"sample_left_out", sample, false, true},
+				{"basis_runs", basis, false, false}, {"basis_hits", basis, true, false}, {"basis_left_out", basis, false, true},
 			} {
-				if got, want := int(row[c.field].(float64)), w.count(by, c.key, c.symbol, c.leftOut); got != want {
+				if got, want := int(row[c.field].(float64)), w.count(by, c.key, symptom, c.shows, c.leftOut); got != want {
 					t.Errorf("by %s, %s %s: %s %d, SQL counts %d", by, symptom, sample, c.field, got, want)
 				}
 			}
@@ -152,14 +154,14 @@ func TestReportSinceCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range append(a.Impacted.Edges, a.Impacted.NotSeen...) {
-		if s.FinishedRuns != w.count("edge", s.Key, "", false) || s.RunsWith != w.count("edge", s.Key, "pod-network-cross-node", false) ||
-			s.LeftOut != w.count("edge", s.Key, "", true) {
+		if s.FinishedRuns != w.count("edge", s.Key, cross, false, false) || s.RunsWith != w.count("edge", s.Key, cross, true, false) ||
+			s.LeftOut != w.count("edge", s.Key, cross, false, true) {
 			t.Errorf("who is impacted, %s: %d/%d (%d left out); SQL counts differ", s.Key, s.RunsWith, s.FinishedRuns, s.LeftOut)
 		}
 	}
 	for _, f := range a.Regression.Edges {
-		if f.SampleRuns != w.count("edge", f.Sample, "", false) || f.SampleHits != w.count("edge", f.Sample, "pod-network-cross-node", false) ||
-			f.BasisRuns != w.count("edge", f.Basis, "", false) || f.BasisHits != w.count("edge", f.Basis, "pod-network-cross-node", false) {
+		if f.SampleRuns != w.count("edge", f.Sample, cross, false, false) || f.SampleHits != w.count("edge", f.Sample, cross, true, false) ||
+			f.BasisRuns != w.count("edge", f.Basis, cross, false, false) || f.BasisHits != w.count("edge", f.Basis, cross, true, false) {
 			t.Errorf("is it a regression, %s: %d/%d against %d/%d; SQL counts differ", f.Key, f.SampleHits, f.SampleRuns, f.BasisHits, f.BasisRuns)
 		}
 		if f.Verdict == "regression" && !strings.Contains(a.Summary, fmt.Sprintf("(%d/%d", f.SampleHits, f.SampleRuns)) {
@@ -167,9 +169,8 @@ func TestReportSinceCounts(t *testing.T) {
 		}
 	}
 	var finished, with int
-	if err := conn.QueryRowContext(t.Context(), `SELECT count(*), count(s.symptom_id) FROM runs r JOIN jobs j ON j.name = r.job
-LEFT JOIN run_symptoms s ON s.job = r.job AND s.build_id = r.build_id AND s.symptom_id = 'pod-network-cross-node'
-WHERE r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 AND r.started_at >= ? AND j.type IS NOT 'presubmit'`,
+	if err := conn.QueryRowContext(t.Context(), `SELECT count(*), coalesce(sum(shows), 0) FROM v_counted_runs
+WHERE symptom_id = 'pod-network-cross-node' AND started_at >= ?`,
 		w.since).Scan(&finished, &with); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestRuleAddedAfterCrawl: a rule added after the runs were crawled has
+// read none of them. A crawl with it (which finds no new run) and its
+// analysis count the stored runs as not classified yet, never as runs
+// that do not show it; a reclassify from the cache evaluates them, and then
+// the rule's true rate is counted.
+func TestRuleAddedAfterCrawl(t *testing.T) {
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "my-rules.yaml")
+	if err := os.WriteFile(rules, []byte(userRules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(dir, "prowcrawl.db")
+	common := withShortJob("--bucket", sampleBucket, "--since", "2019-01-01", "--presubmits", "--now", "2026-12-01")
+	runOK(t, append([]string{"crawl", "--db", dbPath}, common...)...)
+	finished := countRows(t, dbPath, `SELECT count(*) FROM runs WHERE result IN ('success', 'failure', 'error') AND upgrade_started IS NOT 0`)
+	if finished == 0 {
+		t.Fatal("the crawl stored no finished run")
+	}
+
+	// The nightly crawl with the new rule: nothing new to read.
+	runOK(t, append([]string{"crawl", "--db", dbPath, "--rules", rules}, common...)...)
+	sum := func(col string) int {
+		return countRows(t, dbPath, `SELECT coalesce(sum(`+col+`), -1) FROM v_symptom_rates WHERE symptom = 'api-port-refused' AND scope IN ('job', 'presubmit')`)
+	}
+	if counted, showing, unread := sum("finished_runs"), sum("runs_with"), sum("not_classified"); counted != 0 || showing != 0 || unread != finished {
+		t.Errorf("before reclassify, the new rule's counted, showing and not classified runs = %d, %d, %d; want 0, 0, %d", counted, showing, unread, finished)
+	}
+	if n := countRows(t, dbPath, `SELECT count(*) FROM symptom_verdicts WHERE symptom_id = 'api-port-refused'
+		AND (sample_runs > 0 OR sample_unclassified = 0 OR verdict <> 'insufficient')`); n != 0 {
+		t.Errorf("%d verdicts of the new rule count runs it never read", n)
+	}
+	if n := countRows(t, dbPath, `SELECT count(*) FROM symptom_verdicts WHERE symptom_id = 'api-port-refused'`); n == 0 {
+		t.Error("no verdict of the new rule says that its runs are not classified yet")
+	}
+	// The built-in rules read every run: none of theirs is left out.
+	if n := countRows(t, dbPath, `SELECT count(*) FROM v_run_populations WHERE symptom_id <> 'api-port-refused' AND population = 'not classified yet'`); n != 0 {
+		t.Errorf("%d runs not classified by a built-in rule", n)
+	}
+
+	runOK(t, "reclassify", "--db", dbPath, "--rules", rules, "--now", "2026-12-01")
+	if counted, showing, unread := sum("finished_runs"), sum("runs_with"), sum("not_classified"); counted != finished || showing == 0 || unread != 0 {
+		t.Errorf("after reclassify, the new rule's counted, showing and not classified runs = %d, %d, %d; want %d, some, 0", counted, showing, unread, finished)
+	}
+	if n := countRows(t, dbPath, `SELECT count(*) FROM symptom_verdicts WHERE symptom_id = 'api-port-refused' AND sample_unclassified > 0`); n != 0 {
+		t.Errorf("%d verdicts still count runs not classified after reclassify", n)
+	}
+}

@@ -1,0 +1,114 @@
+package prowcrawl
+
+import (
+	"slices"
+	"strings"
+)
+
+// RuleVersion names one version of a classification rule: its id and the
+// hash of what it reads and matches (classify.Rule.Hash). A run records
+// the versions that evaluated it, matched or not: the denominator of each
+// rule's rates.
+type RuleVersion struct {
+	ID, Hash string
+}
+
+// Reach says which runs a rule applies to, by the cluster topology of the
+// job (prow.Variants.Topology): a rule limited to some topologies never
+// counts a run of another, not even as a run that does not show it.
+type Reach struct {
+	// Topology, when set, limits the rule to runs of those topologies;
+	// NotTopology keeps it off runs of those.
+	Topology, NotTopology []string
+}
+
+// AppliesTo says whether a rule of this reach applies to a run of
+// topology; an unknown topology ("") is in every rule's reach.
+func (r Reach) AppliesTo(topology string) bool {
+	switch {
+	case topology == "":
+		return true
+	case slices.Contains(r.NotTopology, topology):
+		return false
+	case len(r.Topology) > 0:
+		return slices.Contains(r.Topology, topology)
+	}
+	return true
+}
+
+// Population is why a run is, or is not, a counted run of a rule: the one
+// definition that every rate, count, view and export uses (the SQL view
+// v_counted_runs says the same).
+type Population string
+
+// The populations, in the order they are decided: the first that holds is
+// the run's.
+const (
+	// Unfinished: aborted or still running (pending); never counted.
+	Unfinished Population = "unfinished"
+	// NotStarted: the upgrade never began (install failed, or the cluster
+	// version operator never acknowledged it); counted apart.
+	NotStarted Population = "upgrade not started"
+	// OutOfReach: the rule does not apply to the run's topology
+	// (pod-network-cross-node on a single-node cluster).
+	OutOfReach Population = "rule does not apply"
+	// NotClassified: the rule's current version has not read the run; a
+	// reclassify (or backfill --refetch) evaluates it.
+	NotClassified Population = "not classified yet"
+	// Counted: in the rule's denominator (in a presubmit scope for a
+	// presubmit job, in the release scopes otherwise).
+	Counted Population = "counted"
+)
+
+// Finished says whether a run of this result counts at all: success,
+// failure or error, not aborted or pending.
+func Finished(result string) bool {
+	switch result {
+	case "success", "failure", "error":
+		return true
+	}
+	return false
+}
+
+// RunFacts are what the population of a run depends on.
+type RunFacts struct {
+	Result string
+	// UpgradeStarted is false only when the run is known not to have
+	// begun its upgrade; unknown counts as begun.
+	UpgradeStarted *bool
+	Topology       string
+	// Evaluated are the rule versions that last classified the run.
+	Evaluated []RuleVersion
+}
+
+// PopulationOf is the population of a run for the current version of a
+// rule of the given reach.
+func PopulationOf(run RunFacts, rule RuleVersion, reach Reach) Population {
+	switch {
+	case !Finished(run.Result):
+		return Unfinished
+	case run.UpgradeStarted != nil && !*run.UpgradeStarted:
+		return NotStarted
+	case !reach.AppliesTo(run.Topology):
+		return OutOfReach
+	case !slices.Contains(run.Evaluated, rule):
+		return NotClassified
+	}
+	return Counted
+}
+
+// RuleSetDigest is the canonical name of a set of rule versions: the
+// versions sorted by id, "id=hash" joined by commas. Runs classified by the
+// same rules share one stored rule set.
+func RuleSetDigest(rules []RuleVersion) string {
+	s := slices.Clone(rules)
+	slices.SortFunc(s, func(a, b RuleVersion) int {
+		return strings.Compare(a.ID+"="+a.Hash, b.ID+"="+b.Hash)
+	})
+	s = slices.Compact(s)
+	parts := make([]string, len(s))
+	for i, r := range s {
+		parts[i] = r.ID + "=" + r.Hash
+	}
+	return strings.Join(parts, ",")
+}
