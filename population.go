@@ -112,3 +112,8 @@ func RuleSetDigest(rules []RuleVersion) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// CountedLine says, in one line, what every rate and count of a symptom
+// counts: each command that prints such a count prints it.
+const CountedLine = "Counted: finished runs whose upgrade began, in the rule's reach, read by its current version " +
+	"(presubmits apart)."

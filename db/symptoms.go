@@ -125,10 +125,20 @@ type SymptomCount struct {
 	Runs, Failed int
 }
 
-// SymptomCounts counts runs per job and symptom.
+// SymptomCounts counts, per job and active symptom, the counted runs that
+// show it (prowcrawl.PopulationOf: finished, upgrade begun, in the rule's
+// reach, found by the rule's current version, which therefore read them),
+// and of those the runs that did not succeed: the numbers a rate's
+// numerator counts, as v_counted_runs does.
 func (d *DB) SymptomCounts(ctx context.Context) ([]SymptomCount, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT s.job, s.symptom_id, count(*), sum(r.result = 'failure')
-FROM run_symptoms s JOIN runs r USING (job, build_id)
+	rows, err := d.db.QueryContext(ctx, `SELECT rs.job, rs.symptom_id, count(*), count(CASE WHEN r.result <> 'success' THEN 1 END)
+FROM run_symptoms rs
+JOIN symptoms s ON s.id = rs.symptom_id AND s.active = 1 AND rs.rule_hash IS s.rule_hash
+JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
+JOIN jobs j ON j.name = r.job
+WHERE r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0
+	AND (coalesce(j.topology, '') = '' OR (instr(',' || coalesce(s.not_topology, '') || ',', ',' || j.topology || ',') = 0
+		AND (s.topology IS NULL OR instr(',' || s.topology || ',', ',' || j.topology || ',') > 0)))
 GROUP BY 1, 2 ORDER BY 1, 2`)
 	if err != nil {
 		return nil, fmt.Errorf("symptom counts: %w", err)
@@ -137,11 +147,9 @@ GROUP BY 1, 2 ORDER BY 1, 2`)
 	var out []SymptomCount
 	for rows.Next() {
 		var c SymptomCount
-		var failed sql.NullInt64
-		if err := rows.Scan(&c.Job, &c.Symptom, &c.Runs, &failed); err != nil {
+		if err := rows.Scan(&c.Job, &c.Symptom, &c.Runs, &c.Failed); err != nil {
 			return nil, fmt.Errorf("symptom counts: %w", err)
 		}
-		c.Failed = int(failed.Int64)
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {

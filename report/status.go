@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/openshift-eng/prowcrawl"
+
 	"context"
 	"fmt"
 	"io"
@@ -70,7 +72,8 @@ func WriteStatus(w io.Writer, s Status) error {
 		return err
 	}
 	if len(s.Symptoms) > 0 {
-		fmt.Fprintln(w, "\nSymptoms (runs showing each, of which failed):")
+		fmt.Fprintln(w, "\nSymptoms (counted runs showing each, of which did not succeed):")
+		fmt.Fprintln(w, prowcrawl.CountedLine)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "JOB\tSYMPTOM\tRUNS\tFAILED")
 		for _, c := range s.Symptoms {
