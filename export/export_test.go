@@ -6,20 +6,24 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	_ "modernc.org/sqlite" // the test counts rows as an analyst would
 
+	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/crawler"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/export"
+	"github.com/openshift-eng/prowcrawl/report"
 )
 
 // crawlSample crawls the bundled sample bucket into a new database.
@@ -246,6 +250,209 @@ func TestExportRoundTrip(t *testing.T) {
 		if want := count(t, store, c.q); c.got != want || want == 0 {
 			t.Errorf("exported %d %s, the database holds %d", c.got, c.what, want)
 		}
+	}
+}
+
+// exported is what the rebuild of the report reads of a line of the export,
+// and all it reads.
+type exported struct {
+	Job            string  `json:"job"`
+	BuildID        string  `json:"build_id"`
+	Edge           string  `json:"edge"`
+	JobType        string  `json:"job_type"`
+	Topology       string  `json:"topology"`
+	Result         string  `json:"result"`
+	UpgradeStarted *bool   `json:"upgrade_started"`
+	Symptoms       []shown `json:"symptoms"`
+}
+
+// shown is a symptom of an exported run.
+type shown struct {
+	ID string `json:"id"`
+}
+
+// counted says whether run r counts in the rates of rule: the report's
+// counted run, from the exported fields alone. It is the one place to
+// change with that definition. The report counts, today, the runs of every
+// topology in every rule's rates (pod-network-cross-node's single-node runs
+// included), and every run whatever rules evaluated it; when it leaves out
+// the topologies rule.Topology and rule.NotTopology exclude, or the runs
+// the rule did not evaluate, so must this.
+func counted(r exported, rule classify.Rule) bool {
+	switch r.Result {
+	case "success", "failure", "error":
+	default:
+		return false
+	}
+	return (r.UpgradeStarted == nil || *r.UpgradeStarted) && r.JobType != "presubmit"
+}
+
+// edgeCount is a symptom's counts on an edge: counted runs, and of those
+// the runs showing it.
+type edgeCount struct{ runs, hits int }
+
+type symptomEdge struct{ symptom, edge string }
+
+// rebuild counts, from the JSONL data alone, every rule's counted runs and
+// runs showing it on every edge.
+func rebuild(t *testing.T, data []byte, rules []classify.Rule) map[symptomEdge]edgeCount {
+	t.Helper()
+	out := map[symptomEdge]edgeCount{}
+	lines(t, data, func(n int, line []byte) {
+		var r exported
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		if r.Edge == "" {
+			return
+		}
+		for _, rule := range rules {
+			if !counted(r, rule) {
+				continue
+			}
+			k := symptomEdge{rule.ID, r.Edge}
+			c := out[k]
+			c.runs++
+			if slices.Contains(r.Symptoms, shown{rule.ID}) {
+				c.hits++
+			}
+			out[k] = c
+		}
+	})
+	return out
+}
+
+// TestExportRebuildsReport: the export alone gives every symptom's counts
+// per edge that the report gives: the analysis's rates of every edge, and
+// both sides of every release comparison of the report's JSON.
+func TestExportRebuildsReport(t *testing.T) {
+	store, data := exportSample(t)
+	rules := classify.Builtin()
+	got := rebuild(t, data, rules)
+
+	res, err := analyze.Compute(t.Context(), store, analyze.DefaultOptions(), analyze.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[symptomEdge]edgeCount{}
+	for _, r := range res.Rates {
+		if r.Scope == db.ScopeEdge && r.FinishedRuns > 0 {
+			want[symptomEdge{r.Symptom, r.Key}] = edgeCount{r.FinishedRuns, r.RunsWith}
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("the analysis of the sample has no edge")
+	}
+	hits := 0
+	for k, w := range want {
+		hits += w.hits
+		if got[k] != w {
+			t.Errorf("%s on %s: the export counts %d runs, %d showing it; the analysis %d, %d", k.symptom, k.edge, got[k].runs, got[k].hits, w.runs, w.hits)
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s on %s: the export counts %d runs, %d showing it; the analysis has no such edge", k.symptom, k.edge, g.runs, g.hits)
+		}
+	}
+	if hits == 0 {
+		t.Error("no run of the sample shows a symptom on an edge: the comparison proves nothing")
+	}
+
+	// The report's JSON, as `report --format json` prints it.
+	rep, err := report.Load(t.Context(), store, report.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := report.Write(&js, rep, report.FormatJSON, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Symptom    string `json:"symptom_id"`
+		Scope      string `json:"scope"`
+		Key        string `json:"scope_key"`
+		Comparison string `json:"comparison"`
+		SampleRuns int    `json:"sample_runs"`
+		SampleHits int    `json:"sample_hits"`
+		BasisLabel string `json:"basis_label"`
+		BasisRuns  int    `json:"basis_runs"`
+		BasisHits  int    `json:"basis_hits"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &rows); err != nil {
+		t.Fatalf("report JSON: %v", err)
+	}
+	compared := 0
+	for _, r := range rows {
+		if r.Scope != db.ScopeEdge || r.Comparison != db.CompareRelease {
+			continue
+		}
+		compared++
+		for _, side := range []struct {
+			edge       string
+			runs, hits int
+		}{{r.Key, r.SampleRuns, r.SampleHits}, {r.BasisLabel, r.BasisRuns, r.BasisHits}} {
+			if g := got[symptomEdge{r.Symptom, side.edge}]; g != (edgeCount{side.runs, side.hits}) {
+				t.Errorf("%s on %s: the export counts %d runs, %d showing it; the report %d, %d", r.Symptom, side.edge, g.runs, g.hits, side.runs, side.hits)
+			}
+		}
+	}
+	if compared == 0 {
+		t.Error("the report of the sample has no release comparison of edges")
+	}
+}
+
+// TestExportBuildIDsSurviveFloat64: a reader that holds every JSON number
+// as a float64 (jq 1.6, JavaScript, encoding/json into any) reads every
+// build id as the database holds it, digit for digit.
+func TestExportBuildIDsSurviveFloat64(t *testing.T) {
+	store, data := exportSample(t)
+	raw, err := sql.Open("sqlite", "file:"+store.Path()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.QueryContext(t.Context(), `SELECT job, build_id FROM runs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{}
+	lossy := 0 // ids a float64 cannot hold: those the test is for
+	for rows.Next() {
+		var job string
+		var id int64
+		if err := rows.Scan(&job, &id); err != nil {
+			t.Fatal(err)
+		}
+		want[job] = append(want[job], strconv.FormatInt(id, 10))
+		if int64(float64(id)) != id {
+			lossy++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	lines(t, data, func(n int, line []byte) {
+		var obj map[string]any
+		if err := json.Unmarshal(line, &obj); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		id, ok := obj["build_id"].(string)
+		if !ok {
+			t.Fatalf("line %d: build_id is %T %v, want a string", n, obj["build_id"], obj["build_id"])
+		}
+		got[obj["job"].(string)] = append(got[obj["job"].(string)], id)
+	})
+	for job := range want {
+		slices.Sort(want[job])
+		slices.Sort(got[job])
+	}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("build ids read back:\n%v\nwant\n%v", got, want)
+	}
+	if lossy == 0 {
+		t.Error("no build id of the sample is beyond a float64's 53 bits: the test proves nothing")
 	}
 }
 
