@@ -30,7 +30,8 @@ import (
 //
 // The lists nested in a run are REPEATED RECORD columns. A new one (the
 // rules that evaluated the run, say) is a field here, its type below, its
-// record in Schema's nested, and its rows in db.ExportRun.
+// nested(...) entry in Schema, its rows in db.ExportRun, and one line in
+// FromDB.
 type Run struct {
 	Job            string  `json:"job"`
 	BuildID        int64   `json:"build_id,string"` // a string: 19 digits do not survive a float64 reader
