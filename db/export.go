@@ -4,20 +4,39 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 )
 
-// ExportRun is a run with its job's variants, tests and symptoms, as an
-// export writes it.
+// ExportRun is a run with its job's variants, its keys, and the lists
+// nested in it (tests, symptoms, disruption), as an export writes it. A new
+// list of a run (the rules that evaluated it, say) is a field here filled by
+// one more exportChildren call in exportPage.
 type ExportRun struct {
-	Job      Job
-	Run      Run
-	Tests    []Test
-	Symptoms []RunSymptom
+	Job Job
+	Run Run
+	// Edge and Variant are runs.edge and runs.variant, the run's scope keys
+	// (RunKeys): empty for a presubmit and for a run of no known release.
+	Edge, Variant string
+	Tests         []Test
+	Symptoms      []RunSymptom
+	// Disruptions are the run's disruption per backend: its run_disruptions
+	// rows of every file summed, by backend.
+	Disruptions []ExportDisruption
+}
+
+// ExportDisruption is a run's disruption of one backend, summed over the
+// files that measured it.
+type ExportDisruption struct {
+	Backend     string  // run_disruptions.backend, e.g. kube-api-new-connections
+	BackendName string  // e.g. kube-api; empty when unknown
+	Connection  string  // new, reused or empty
+	Seconds     float64 // the files' disrupted_s summed; NaN when none gave a duration
+	Files       int     // how many files had the backend
 }
 
 // exportPage is how many runs are read at a time: the database has one
-// connection, so runs, tests and symptoms are read page by page rather than
-// as three open cursors.
+// connection, so runs and each list nested in them are read page by page
+// rather than as several open cursors.
 const exportPage = 500
 
 // ExportRuns calls fn for every run, in (job, build_id) order.
@@ -44,9 +63,10 @@ func (d *DB) ExportRuns(ctx context.Context, fn func(ExportRun) error) error {
 
 func (d *DB) exportPage(ctx context.Context, afterJob string, afterID int64) ([]ExportRun, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT j.name, coalesce(j.type, ''), coalesce(j.release, ''), coalesce(j.from_release, ''),
-	coalesce(j.upgrade, ''), coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''),
+	coalesce(j.upgrade, ''), coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''),
 	r.build_id, r.bucket, r.path, r.url, r.started_at, r.finished_at, r.result, coalesce(r.release, ''), coalesce(r.from_release, ''),
 	coalesce(r.upgrade, ''), coalesce(r.from_version, ''), coalesce(r.to_version, ''), coalesce(r.upgrade_state, ''),
+	r.upgrade_started, coalesce(r.edge, ''), coalesce(r.variant, ''),
 	coalesce(r.tag, ''), coalesce(r.from_tag, ''), coalesce(r.pull, 0), r.fetch_status, coalesce(r.fetch_error, ''),
 	r.objects_read, r.bytes_read, r.crawled_at
 FROM runs r JOIN jobs j ON j.name = r.job
@@ -61,13 +81,19 @@ ORDER BY r.job, r.build_id LIMIT ?`, afterJob, afterID, exportPage)
 		var e ExportRun
 		j, r := &e.Job, &e.Run
 		var started, finished, crawled sql.NullString
-		if err := rows.Scan(&j.Name, &j.Type, &j.Release, &j.FromRelease, &j.Upgrade, &j.Platform, &j.Network, &j.Arch,
+		var upgradeStarted sql.NullBool
+		if err := rows.Scan(&j.Name, &j.Type, &j.Release, &j.FromRelease, &j.Upgrade, &j.Platform, &j.Network, &j.Arch, &j.Topology,
 			&r.BuildID, &r.Bucket, &r.Path, &r.URL, &started, &finished, &r.Result, &r.Release, &r.FromRelease,
-			&r.Upgrade, &r.FromVersion, &r.ToVersion, &r.UpgradeState, &r.Tag, &r.FromTag, &r.Pull, &r.FetchStatus, &r.FetchError,
+			&r.Upgrade, &r.FromVersion, &r.ToVersion, &r.UpgradeState,
+			&upgradeStarted, &e.Edge, &e.Variant,
+			&r.Tag, &r.FromTag, &r.Pull, &r.FetchStatus, &r.FetchError,
 			&r.ObjectsRead, &r.BytesRead, &crawled); err != nil {
 			return nil, fmt.Errorf("export runs: %w", err)
 		}
 		r.Job = j.Name
+		if upgradeStarted.Valid {
+			r.UpgradeStarted = &upgradeStarted.Bool
+		}
 		var perr error
 		if r.StartedAt, perr = parseTime(started); perr == nil {
 			if r.FinishedAt, perr = parseTime(finished); perr == nil {
@@ -86,57 +112,92 @@ ORDER BY r.job, r.build_id LIMIT ?`, afterJob, afterID, exportPage)
 	if len(page) == 0 {
 		return nil, nil
 	}
-	first, last := page[0].Run, page[len(page)-1].Run
+
+	// The lists nested in the page's runs, one query each over the page's
+	// key range, in key order.
+	if err := exportChildren(ctx, d, page, "tests",
+		`SELECT job, build_id, suite, name, status, coalesce(duration_s, 0), coalesce(message, '')
+FROM tests WHERE (job, build_id) >= (?, ?) AND (job, build_id) <= (?, ?) ORDER BY job, build_id, suite, name`,
+		func(rows *sql.Rows, k *runKey, t *Test) error {
+			return rows.Scan(&k.job, &k.id, &t.Suite, &t.Name, &t.Status, &t.DurationS, &t.Message)
+		},
+		func(e *ExportRun, t Test) { e.Tests = append(e.Tests, t) }); err != nil {
+		return nil, err
+	}
+	if err := exportChildren(ctx, d, page, "symptoms",
+		`SELECT job, build_id, symptom_id, hits, coalesce(file, ''), coalesce(line, 0), coalesce(excerpt, ''), at, last_at, coalesce(rule_hash, '')
+FROM run_symptoms WHERE (job, build_id) >= (?, ?) AND (job, build_id) <= (?, ?) ORDER BY job, build_id, symptom_id`,
+		func(rows *sql.Rows, k *runKey, s *RunSymptom) error {
+			var at, lastAt sql.NullString
+			if err := rows.Scan(&k.job, &k.id, &s.SymptomID, &s.Hits, &s.File, &s.Line, &s.Excerpt, &at, &lastAt, &s.RuleHash); err != nil {
+				return err
+			}
+			var err error
+			if s.At, err = parseTime(at); err != nil {
+				return err
+			}
+			s.LastAt, err = parseTime(lastAt)
+			return err
+		},
+		func(e *ExportRun, s RunSymptom) { e.Symptoms = append(e.Symptoms, s) }); err != nil {
+		return nil, err
+	}
+	// A backend's name and connection are the same in every file of a run
+	// (they are parts of its Name); max() picks the one that is known.
+	if err := exportChildren(ctx, d, page, "disruptions",
+		`SELECT job, build_id, backend, coalesce(max(backend_name), ''), coalesce(max(connection), ''), sum(disrupted_s), count(*)
+FROM run_disruptions WHERE (job, build_id) >= (?, ?) AND (job, build_id) <= (?, ?)
+GROUP BY job, build_id, backend ORDER BY job, build_id, backend`,
+		func(rows *sql.Rows, k *runKey, x *ExportDisruption) error {
+			var seconds sql.NullFloat64
+			if err := rows.Scan(&k.job, &k.id, &x.Backend, &x.BackendName, &x.Connection, &seconds, &x.Files); err != nil {
+				return err
+			}
+			x.Seconds = math.NaN()
+			if seconds.Valid {
+				x.Seconds = seconds.Float64
+			}
+			return nil
+		},
+		func(e *ExportRun, x ExportDisruption) { e.Disruptions = append(e.Disruptions, x) }); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// exportChildren reads, with query, the rows of a list nested in the runs of
+// page, and adds each to its run. query selects the rows whose (job,
+// build_id) lie between its four arguments, the page's first and last keys;
+// scan reads a row's run key and value.
+func exportChildren[T any](ctx context.Context, d *DB, page []ExportRun, what, query string,
+	scan func(*sql.Rows, *runKey, *T) error, add func(*ExportRun, T)) error {
 	index := make(map[runKey]int, len(page))
 	for i, e := range page {
 		index[runKey{e.Run.Job, e.Run.BuildID}] = i
 	}
-	trows, err := d.db.QueryContext(ctx, `SELECT job, build_id, suite, name, status, coalesce(duration_s, 0), coalesce(message, '')
-FROM tests WHERE (job, build_id) >= (?, ?) AND (job, build_id) <= (?, ?) ORDER BY job, build_id, suite, name`,
-		first.Job, first.BuildID, last.Job, last.BuildID)
+	first, last := page[0].Run, page[len(page)-1].Run
+	rows, err := d.db.QueryContext(ctx, query, first.Job, first.BuildID, last.Job, last.BuildID)
 	if err != nil {
-		return nil, fmt.Errorf("export tests: %w", err)
+		return fmt.Errorf("export %s: %w", what, err)
 	}
-	defer trows.Close()
-	for trows.Next() {
+	defer rows.Close()
+	for rows.Next() {
 		var k runKey
-		var t Test
-		if err := trows.Scan(&k.job, &k.id, &t.Suite, &t.Name, &t.Status, &t.DurationS, &t.Message); err != nil {
-			return nil, fmt.Errorf("export tests: %w", err)
+		var v T
+		if err := scan(rows, &k, &v); err != nil {
+			return fmt.Errorf("export %s: %w", what, err)
 		}
 		if i, ok := index[k]; ok {
-			page[i].Tests = append(page[i].Tests, t)
+			add(&page[i], v)
 		}
 	}
-	if err := trows.Err(); err != nil {
-		return nil, fmt.Errorf("export tests: %w", err)
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("export %s: %w", what, err)
 	}
-	trows.Close()
-	srows, err := d.db.QueryContext(ctx, `SELECT job, build_id, symptom_id, hits, coalesce(file, ''), coalesce(line, 0), coalesce(excerpt, ''), at
-FROM run_symptoms WHERE (job, build_id) >= (?, ?) AND (job, build_id) <= (?, ?) ORDER BY job, build_id, symptom_id`,
-		first.Job, first.BuildID, last.Job, last.BuildID)
-	if err != nil {
-		return nil, fmt.Errorf("export symptoms: %w", err)
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("export %s: %w", what, err)
 	}
-	defer srows.Close()
-	for srows.Next() {
-		var k runKey
-		var s RunSymptom
-		var at sql.NullString
-		if err := srows.Scan(&k.job, &k.id, &s.SymptomID, &s.Hits, &s.File, &s.Line, &s.Excerpt, &at); err != nil {
-			return nil, fmt.Errorf("export symptoms: %w", err)
-		}
-		if s.At, err = parseTime(at); err != nil {
-			return nil, fmt.Errorf("export symptoms: %w", err)
-		}
-		if i, ok := index[k]; ok {
-			page[i].Symptoms = append(page[i].Symptoms, s)
-		}
-	}
-	if err := srows.Err(); err != nil {
-		return nil, fmt.Errorf("export symptoms: %w", err)
-	}
-	return page, nil
+	return nil
 }
 
 type runKey struct {

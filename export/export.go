@@ -1,8 +1,10 @@
 // Package export writes the crawled runs as newline-delimited JSON, one run
-// per line with its tests and symptoms nested, and the BigQuery schema that
-// loads it (`bq load --source_format=NEWLINE_DELIMITED_JSON TABLE FILE
-// SCHEMA`), for fleets that keep their history in BigQuery. It formats; it
-// does not read the database itself.
+// per line with its keys and its tests, symptoms and disruption nested:
+// enough to count, from the file alone, what the report counts. It also
+// writes the BigQuery schema that loads it (`bq load
+// --source_format=NEWLINE_DELIMITED_JSON TABLE FILE SCHEMA`), for fleets that
+// keep their history in BigQuery. It formats; it does not read the database
+// itself.
 package export
 
 import (
@@ -10,39 +12,62 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
-// Run is one line of the export. Field names are the BigQuery columns.
+// Run is one line of the export. Field names are the BigQuery columns;
+// Schema lists each of them, and the export test fails on a field of Run
+// that Schema does not list.
+//
+// A run's keys and variants are the ones the report counts it under: Edge
+// and Variant (the scope keys), the job's type and variant columns, and
+// UpgradeStarted. Release, FromRelease and Upgrade are the run's edge (from
+// the job's name, else from the cluster's versions); JobRelease,
+// JobFromRelease and JobUpgrade are what the job's name alone says.
+//
+// The lists nested in a run are REPEATED RECORD columns. A new one (the
+// rules that evaluated the run, say) is a field here, its type below, its
+// nested(...) entry in Schema, its rows in db.ExportRun, and one line in
+// FromDB.
 type Run struct {
-	Job          string    `json:"job"`
-	BuildID      int64     `json:"build_id"`
-	JobType      string    `json:"job_type,omitempty"`
-	Platform     string    `json:"platform,omitempty"`
-	Network      string    `json:"network,omitempty"`
-	Arch         string    `json:"arch,omitempty"`
-	Bucket       string    `json:"bucket"`
-	Path         string    `json:"path"`
-	URL          string    `json:"url"`
-	StartedAt    *string   `json:"started_at,omitempty"`
-	FinishedAt   *string   `json:"finished_at,omitempty"`
-	Result       string    `json:"result"`
-	Release      string    `json:"release,omitempty"`
-	FromRelease  string    `json:"from_release,omitempty"`
-	Upgrade      string    `json:"upgrade,omitempty"`
-	FromVersion  string    `json:"from_version,omitempty"`
-	ToVersion    string    `json:"to_version,omitempty"`
-	UpgradeState string    `json:"upgrade_state,omitempty"`
-	Tag          string    `json:"tag,omitempty"`
-	FromTag      string    `json:"from_tag,omitempty"`
-	Pull         int       `json:"pull,omitempty"`
-	FetchStatus  string    `json:"fetch_status"`
-	FetchError   string    `json:"fetch_error,omitempty"`
-	CrawledAt    string    `json:"crawled_at"`
-	Tests        []Test    `json:"tests"`
-	Symptoms     []Symptom `json:"symptoms"`
+	Job            string  `json:"job"`
+	BuildID        int64   `json:"build_id,string"` // a string: 19 digits do not survive a float64 reader
+	Edge           string  `json:"edge,omitempty"`
+	Variant        string  `json:"variant,omitempty"`
+	JobType        string  `json:"job_type,omitempty"`
+	Platform       string  `json:"platform,omitempty"`
+	Network        string  `json:"network,omitempty"`
+	Arch           string  `json:"arch,omitempty"`
+	Topology       string  `json:"topology,omitempty"`
+	JobRelease     string  `json:"job_release,omitempty"`
+	JobFromRelease string  `json:"job_from_release,omitempty"`
+	JobUpgrade     string  `json:"job_upgrade,omitempty"`
+	Bucket         string  `json:"bucket"`
+	Path           string  `json:"path"`
+	URL            string  `json:"url"`
+	StartedAt      *string `json:"started_at,omitempty"`
+	FinishedAt     *string `json:"finished_at,omitempty"`
+	Result         string  `json:"result"`
+	Release        string  `json:"release,omitempty"`
+	FromRelease    string  `json:"from_release,omitempty"`
+	Upgrade        string  `json:"upgrade,omitempty"`
+	FromVersion    string  `json:"from_version,omitempty"`
+	ToVersion      string  `json:"to_version,omitempty"`
+	UpgradeState   string  `json:"upgrade_state,omitempty"`
+	// UpgradeStarted is null when it is not known, which counts as begun.
+	UpgradeStarted *bool        `json:"upgrade_started"`
+	Tag            string       `json:"tag,omitempty"`
+	FromTag        string       `json:"from_tag,omitempty"`
+	Pull           int          `json:"pull,omitempty"`
+	FetchStatus    string       `json:"fetch_status"`
+	FetchError     string       `json:"fetch_error,omitempty"`
+	CrawledAt      string       `json:"crawled_at"`
+	Tests          []Test       `json:"tests"`
+	Symptoms       []Symptom    `json:"symptoms"`
+	Disruptions    []Disruption `json:"disruptions"`
 }
 
 // Test is a test of a run.
@@ -54,14 +79,28 @@ type Test struct {
 	Message   string  `json:"message,omitempty"`
 }
 
-// Symptom is a symptom a run shows, with its first evidence.
+// Symptom is a symptom a run shows: its first evidence, the times of its
+// first and last evidence, and the version of the rule that found it.
 type Symptom struct {
-	ID      string  `json:"id"`
-	Hits    int     `json:"hits"`
-	File    string  `json:"file,omitempty"`
-	Line    int     `json:"line,omitempty"`
-	Excerpt string  `json:"excerpt,omitempty"`
-	At      *string `json:"at,omitempty"`
+	ID       string  `json:"id"`
+	Hits     int     `json:"hits"`
+	File     string  `json:"file,omitempty"`
+	Line     int     `json:"line,omitempty"`
+	Excerpt  string  `json:"excerpt,omitempty"`
+	At       *string `json:"at,omitempty"`
+	LastAt   *string `json:"last_at,omitempty"`
+	RuleHash string  `json:"rule_hash,omitempty"`
+}
+
+// Disruption is how long a backend of a run could not be reached, summed
+// over the files that measured it.
+type Disruption struct {
+	Backend     string `json:"backend"`
+	BackendName string `json:"backend_name,omitempty"`
+	Connection  string `json:"connection,omitempty"`
+	// DisruptedS is null when no file gave a duration.
+	DisruptedS *float64 `json:"disrupted_s"`
+	Files      int      `json:"files"`
 }
 
 // Field is a column of a BigQuery table schema.
@@ -76,23 +115,30 @@ type Field struct {
 func Schema() []Field {
 	req := func(name, typ string) Field { return Field{Name: name, Type: typ, Mode: "REQUIRED"} }
 	opt := func(name, typ string) Field { return Field{Name: name, Type: typ, Mode: "NULLABLE"} }
+	nested := func(name string, fields ...Field) Field {
+		return Field{Name: name, Type: "RECORD", Mode: "REPEATED", Fields: fields}
+	}
 	return []Field{
-		req("job", "STRING"), req("build_id", "INTEGER"),
+		req("job", "STRING"), req("build_id", "STRING"),
+		opt("edge", "STRING"), opt("variant", "STRING"),
 		opt("job_type", "STRING"), opt("platform", "STRING"), opt("network", "STRING"), opt("arch", "STRING"),
+		opt("topology", "STRING"), opt("job_release", "STRING"), opt("job_from_release", "STRING"), opt("job_upgrade", "STRING"),
 		req("bucket", "STRING"), req("path", "STRING"), req("url", "STRING"),
 		opt("started_at", "TIMESTAMP"), opt("finished_at", "TIMESTAMP"), req("result", "STRING"),
 		opt("release", "STRING"), opt("from_release", "STRING"), opt("upgrade", "STRING"),
 		opt("from_version", "STRING"), opt("to_version", "STRING"), opt("upgrade_state", "STRING"),
+		opt("upgrade_started", "BOOLEAN"),
 		opt("tag", "STRING"), opt("from_tag", "STRING"), opt("pull", "INTEGER"),
 		req("fetch_status", "STRING"), opt("fetch_error", "STRING"), req("crawled_at", "TIMESTAMP"),
-		{Name: "tests", Type: "RECORD", Mode: "REPEATED", Fields: []Field{
+		nested("tests",
 			req("suite", "STRING"), req("name", "STRING"), req("status", "STRING"),
-			req("duration_s", "FLOAT"), opt("message", "STRING"),
-		}},
-		{Name: "symptoms", Type: "RECORD", Mode: "REPEATED", Fields: []Field{
+			req("duration_s", "FLOAT"), opt("message", "STRING")),
+		nested("symptoms",
 			req("id", "STRING"), req("hits", "INTEGER"), opt("file", "STRING"), opt("line", "INTEGER"),
-			opt("excerpt", "STRING"), opt("at", "TIMESTAMP"),
-		}},
+			opt("excerpt", "STRING"), opt("at", "TIMESTAMP"), opt("last_at", "TIMESTAMP"), opt("rule_hash", "STRING")),
+		nested("disruptions",
+			req("backend", "STRING"), opt("backend_name", "STRING"), opt("connection", "STRING"),
+			opt("disrupted_s", "FLOAT"), req("files", "INTEGER")),
 	}
 }
 
@@ -107,20 +153,36 @@ func WriteSchema(w io.Writer) error {
 func FromDB(e db.ExportRun) Run {
 	j, r := e.Job, e.Run
 	out := Run{
-		Job: j.Name, BuildID: r.BuildID, JobType: j.Type, Platform: j.Platform, Network: j.Network, Arch: j.Arch,
+		Job: j.Name, BuildID: r.BuildID, Edge: e.Edge, Variant: e.Variant,
+		JobType: j.Type, Platform: j.Platform, Network: j.Network, Arch: j.Arch, Topology: j.Topology,
+		JobRelease: j.Release, JobFromRelease: j.FromRelease, JobUpgrade: j.Upgrade,
 		Bucket: r.Bucket, Path: r.Path, URL: r.URL, StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt),
 		Result: r.Result, Release: r.Release, FromRelease: r.FromRelease, Upgrade: r.Upgrade,
-		FromVersion: r.FromVersion, ToVersion: r.ToVersion, UpgradeState: r.UpgradeState, Tag: r.Tag, FromTag: r.FromTag,
-		Pull: r.Pull, FetchStatus: r.FetchStatus, FetchError: r.FetchError, CrawledAt: r.CrawledAt.UTC().Format(time.RFC3339),
-		Tests: []Test{}, Symptoms: []Symptom{},
+		FromVersion: r.FromVersion, ToVersion: r.ToVersion, UpgradeState: r.UpgradeState, UpgradeStarted: r.UpgradeStarted,
+		Tag: r.Tag, FromTag: r.FromTag, Pull: r.Pull, FetchStatus: r.FetchStatus, FetchError: r.FetchError,
+		CrawledAt: r.CrawledAt.UTC().Format(time.RFC3339),
+		Tests:     []Test{}, Symptoms: []Symptom{}, Disruptions: []Disruption{},
 	}
 	for _, t := range e.Tests {
 		out.Tests = append(out.Tests, Test{Suite: t.Suite, Name: t.Name, Status: t.Status, DurationS: t.DurationS, Message: t.Message})
 	}
 	for _, s := range e.Symptoms {
-		out.Symptoms = append(out.Symptoms, Symptom{ID: s.SymptomID, Hits: s.Hits, File: s.File, Line: s.Line, Excerpt: s.Excerpt, At: stamp(s.At)})
+		out.Symptoms = append(out.Symptoms, Symptom{ID: s.SymptomID, Hits: s.Hits, File: s.File, Line: s.Line, Excerpt: s.Excerpt,
+			At: stamp(s.At), LastAt: stamp(s.LastAt), RuleHash: s.RuleHash})
+	}
+	for _, d := range e.Disruptions {
+		out.Disruptions = append(out.Disruptions, Disruption{Backend: d.Backend, BackendName: d.BackendName, Connection: d.Connection,
+			DisruptedS: seconds(d.Seconds), Files: d.Files})
 	}
 	return out
+}
+
+// seconds is f, nil for NaN (no duration), which JSON cannot hold.
+func seconds(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
 }
 
 func stamp(t time.Time) *string {

@@ -134,8 +134,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: prowcrawl export [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
 
-Writes every run with its tests and symptoms nested, one JSON object a line,
-loadable into BigQuery:
+Writes every run with its edge, variant and job's variants, and its tests,
+symptoms and disruption per backend nested, one JSON object a line (build_id
+a string), loadable into BigQuery:
   bq load --source_format=NEWLINE_DELIMITED_JSON DATASET.runs runs.jsonl schema.json
 
 `)
