@@ -22,6 +22,18 @@ type ExportRun struct {
 	// Disruptions are the run's disruption per backend: its run_disruptions
 	// rows of every file summed, by backend.
 	Disruptions []ExportDisruption
+	// Rules are, for every active rule and every rule version that read
+	// the run, the version's hash (empty when that rule has not read it)
+	// and the run's population for the rule's current version
+	// (v_run_populations; empty for a version that is no longer current).
+	Rules []ExportRule
+}
+
+// ExportRule is a rule's relation to a run: the version of it that read
+// the run and whether the run is one of its counted runs.
+type ExportRule struct {
+	ID, Hash   string
+	Population string
 }
 
 // ExportDisruption is a run's disruption of one backend, summed over the
@@ -160,6 +172,23 @@ GROUP BY job, build_id, backend ORDER BY job, build_id, backend`,
 			return nil
 		},
 		func(e *ExportRun, x ExportDisruption) { e.Disruptions = append(e.Disruptions, x) }); err != nil {
+		return nil, err
+	}
+	// Every rule that read the run, or that is active now: which version
+	// read it, and the run's population for the current version.
+	if err := exportChildren(ctx, d, page, "rules",
+		`SELECT job, build_id, id, max(hash), max(population) FROM (
+	SELECT r.job, r.build_id, m.symptom_id AS id, coalesce(m.rule_hash, '') AS hash, '' AS population
+	FROM runs r JOIN rule_set_rules m ON m.rule_set = r.rule_set
+	WHERE (r.job, r.build_id) >= (?1, ?2) AND (r.job, r.build_id) <= (?3, ?4)
+	UNION ALL
+	SELECT p.job, p.build_id, p.symptom_id, '', p.population FROM v_run_populations p
+	WHERE (p.job, p.build_id) >= (?1, ?2) AND (p.job, p.build_id) <= (?3, ?4)
+) GROUP BY job, build_id, id ORDER BY job, build_id, id`,
+		func(rows *sql.Rows, k *runKey, x *ExportRule) error {
+			return rows.Scan(&k.job, &k.id, &x.ID, &x.Hash, &x.Population)
+		},
+		func(e *ExportRun, x ExportRule) { e.Rules = append(e.Rules, x) }); err != nil {
 		return nil, err
 	}
 	return page, nil

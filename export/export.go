@@ -68,6 +68,22 @@ type Run struct {
 	Tests          []Test       `json:"tests"`
 	Symptoms       []Symptom    `json:"symptoms"`
 	Disruptions    []Disruption `json:"disruptions"`
+	// Rules are every active rule and every rule version that read the
+	// run: the version that read it and whether the run is one of the
+	// rule's counted runs, as every rate counts them.
+	Rules []Rule `json:"rules"`
+}
+
+// Rule is a rule's relation to a run.
+type Rule struct {
+	ID string `json:"id"`
+	// Hash is the version of the rule that read the run; empty when it
+	// has not read it.
+	Hash string `json:"hash,omitempty"`
+	// Population is the run's population for the rule's current version
+	// ("counted", "not classified yet", "rule does not apply", "upgrade
+	// not started", "unfinished"); empty for a rule no longer active.
+	Population string `json:"population,omitempty"`
 }
 
 // Test is a test of a run.
@@ -139,6 +155,7 @@ func Schema() []Field {
 		nested("disruptions",
 			req("backend", "STRING"), opt("backend_name", "STRING"), opt("connection", "STRING"),
 			opt("disrupted_s", "FLOAT"), req("files", "INTEGER")),
+		nested("rules", req("id", "STRING"), opt("hash", "STRING"), opt("population", "STRING")),
 	}
 }
 
@@ -161,7 +178,10 @@ func FromDB(e db.ExportRun) Run {
 		FromVersion: r.FromVersion, ToVersion: r.ToVersion, UpgradeState: r.UpgradeState, UpgradeStarted: r.UpgradeStarted,
 		Tag: r.Tag, FromTag: r.FromTag, Pull: r.Pull, FetchStatus: r.FetchStatus, FetchError: r.FetchError,
 		CrawledAt: r.CrawledAt.UTC().Format(time.RFC3339),
-		Tests:     []Test{}, Symptoms: []Symptom{}, Disruptions: []Disruption{},
+		Tests:     []Test{}, Symptoms: []Symptom{}, Disruptions: []Disruption{}, Rules: []Rule{},
+	}
+	for _, x := range e.Rules {
+		out.Rules = append(out.Rules, Rule{ID: x.ID, Hash: x.Hash, Population: x.Population})
 	}
 	for _, t := range e.Tests {
 		out.Tests = append(out.Tests, Test{Suite: t.Suite, Name: t.Name, Status: t.Status, DurationS: t.DurationS, Message: t.Message})

@@ -1,6 +1,8 @@
 package export_test
 
 import (
+	"github.com/openshift-eng/prowcrawl"
+
 	"bufio"
 	"bytes"
 	"database/sql"
@@ -264,6 +266,9 @@ type exported struct {
 	Result         string  `json:"result"`
 	UpgradeStarted *bool   `json:"upgrade_started"`
 	Symptoms       []shown `json:"symptoms"`
+	Rules          []struct {
+		ID, Hash, Population string
+	} `json:"rules"`
 }
 
 // shown is a symptom of an exported run.
@@ -271,20 +276,28 @@ type shown struct {
 	ID string `json:"id"`
 }
 
-// counted says whether run r counts in the rates of rule: the report's
-// counted run, from the exported fields alone. It is the one place to
-// change with that definition. The report counts, today, the runs of every
-// topology in every rule's rates (pod-network-cross-node's single-node runs
-// included), and every run whatever rules evaluated it; when it leaves out
-// the topologies rule.Topology and rule.NotTopology exclude, or the runs
-// the rule did not evaluate, so must this.
-func counted(r exported, rule classify.Rule) bool {
-	switch r.Result {
-	case "success", "failure", "error":
-	default:
-		return false
+// counted says whether run r counts in the rates of rule: the one
+// definition of a counted run (prowcrawl.PopulationOf), from the exported
+// fields alone (the run's result, upgrade, topology and the rule versions
+// that read it), in a release scope (no presubmit). The population the
+// export states for the rule must be the same.
+func counted(t *testing.T, r exported, rule classify.Rule) bool {
+	t.Helper()
+	facts := prowcrawl.RunFacts{Result: r.Result, UpgradeStarted: r.UpgradeStarted, Topology: r.Topology}
+	stated := ""
+	for _, x := range r.Rules {
+		if x.Hash != "" {
+			facts.Evaluated = append(facts.Evaluated, prowcrawl.RuleVersion{ID: x.ID, Hash: x.Hash})
+		}
+		if x.ID == rule.ID {
+			stated = x.Population
+		}
 	}
-	return (r.UpgradeStarted == nil || *r.UpgradeStarted) && r.JobType != "presubmit"
+	p := prowcrawl.PopulationOf(facts, prowcrawl.RuleVersion{ID: rule.ID, Hash: rule.Hash()}, rule.Reach())
+	if string(p) != stated {
+		t.Errorf("%s/%s: the export states the population %q for %s, its fields say %q", r.Job, r.BuildID, stated, rule.ID, p)
+	}
+	return p == prowcrawl.Counted && r.JobType != "presubmit"
 }
 
 // edgeCount is a symptom's counts on an edge: counted runs, and of those
@@ -307,7 +320,7 @@ func rebuild(t *testing.T, data []byte, rules []classify.Rule) map[symptomEdge]e
 			return
 		}
 		for _, rule := range rules {
-			if !counted(r, rule) {
+			if !counted(t, r, rule) {
 				continue
 			}
 			k := symptomEdge{rule.ID, r.Edge}
