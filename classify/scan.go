@@ -80,10 +80,48 @@ type matcherState struct {
 	decided uint64 // serial of the last line the matcher decided on
 	has     bool
 	ev      evidence
+	// timed is the evidence with the earliest time (hasTimed: there is
+	// one): the evidence a match reports when any of it is dated, so that
+	// an undated line read first (a JUnit failure body) never hides the
+	// time of the same event in a log.
+	hasTimed bool
+	timed    evidence
 	// earliest and latest are the times of the earliest and the latest
 	// evidence counted, zero while none was dated: how long the run
 	// showed it.
 	earliest, latest time.Time
+}
+
+// offerTimed keeps e as the matcher's timed evidence when it is dated and
+// earlier than the one kept (in feed order when as early).
+func (st *matcherState) offerTimed(e evidence) {
+	if e.at.IsZero() {
+		return
+	}
+	if !st.hasTimed || e.at.Before(st.timed.at) || (e.at.Equal(st.timed.at) && e.before(&st.timed)) {
+		st.hasTimed, st.timed = true, e
+	}
+}
+
+// maxRunSpan is how long after its start a run's evidence can be dated,
+// and runEarly how long before it: a time outside (an interval that ends
+// in 2999, a log line of another year) is no evidence of when the run
+// showed a symptom, and its evidence counts undated.
+const (
+	maxRunSpan = 48 * time.Hour
+	runEarly   = time.Hour
+)
+
+// inRun is t when it can be a time of the run, else zero (undated). A scan
+// without the run's start bounds nothing.
+func (s *Scan) inRun(t time.Time) time.Time {
+	if t.IsZero() || s.info.Start.IsZero() {
+		return t
+	}
+	if t.Before(s.info.Start.Add(-runEarly)) || t.After(s.info.Start.Add(maxRunSpan)) {
+		return time.Time{}
+	}
+	return t
 }
 
 // seen widens the matcher's span of dated evidence to t (zero: undated).
@@ -106,6 +144,27 @@ type evidence struct {
 	line    int
 	excerpt string
 	at      time.Time
+}
+
+// reported is the evidence a match reports of the matcher: its earliest
+// dated evidence, else the first found.
+func (st *matcherState) reported() *evidence {
+	if st.hasTimed && (st.ev.at.IsZero() || st.timed.at.Before(st.ev.at)) {
+		return &st.timed
+	}
+	return &st.ev
+}
+
+// earlier reports whether a match reports a rather than b: dated evidence
+// before undated, the earlier time first, then the feed order.
+func (a *evidence) earlier(b *evidence) bool {
+	switch {
+	case a.at.IsZero() != b.at.IsZero():
+		return !a.at.IsZero()
+	case !a.at.Equal(b.at):
+		return a.at.Before(b.at)
+	}
+	return a.before(b)
 }
 
 // before reports whether a was found before b.
@@ -228,8 +287,8 @@ func (s *Scan) Matches() []Match {
 				continue
 			}
 			hits += st.count
-			if first == nil || st.ev.before(first) {
-				first = &st.ev
+			if ev := st.reported(); first == nil || ev.earlier(first) {
+				first = ev
 			}
 			span.seen(st.earliest)
 			span.seen(st.latest)
@@ -701,14 +760,17 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 	st.count++
 	var at time.Time
 	if f.event != nil {
-		at = f.event.From
-		st.seen(f.event.To)
+		at = s.inRun(f.event.From)
+		st.seen(s.inRun(f.event.To))
 	} else if t, ok := prow.LineTime(line, s.info.Start); ok {
-		at = s.dated(t)
+		at = s.inRun(s.dated(t))
 	}
 	st.seen(at)
 	if !st.has || f.file < st.ev.file {
 		st.has, st.ev = true, evidence{file: f.file, rel: f.rel, line: f.lineAt(start), excerpt: excerpt(line), at: at}
+	}
+	if !at.IsZero() && (!st.hasTimed || at.Before(st.timed.at)) {
+		st.offerTimed(evidence{file: f.file, rel: f.rel, line: f.lineAt(start), excerpt: excerpt(line), at: at})
 	}
 }
 

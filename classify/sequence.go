@@ -83,8 +83,8 @@ func (s *Scan) seqThen(f *fileState, m *compiledMatcher, t *prow.MonitorLine, li
 			}
 		}
 		st.count++
-		st.seen(s.dated(first.at))
-		st.seen(s.dated(t.At))
+		st.seen(s.inRun(s.dated(first.at)))
+		st.seen(s.inRun(s.dated(t.At)))
 		if !st.has || f.file < st.ev.file {
 			text := truncateUTF8(excerpt([]byte(first.raw)), maxSequenceHalf) + sequenceJoin + truncateUTF8(excerpt(line), maxSequenceHalf)
 			st.has = true

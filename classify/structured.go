@@ -29,10 +29,14 @@ func (s *Scan) events(ctx context.Context, f *fileState, r io.Reader) error {
 			}
 			st := &s.state[m.id]
 			st.count++
-			st.seen(ev.From)
-			st.seen(ev.To)
+			from := s.inRun(ev.From)
+			st.seen(from)
+			st.seen(s.inRun(ev.To))
 			if !st.has || f.file < st.ev.file {
-				st.has, st.ev = true, evidence{file: f.file, rel: f.rel, line: n, excerpt: excerpt([]byte(text)), at: ev.From}
+				st.has, st.ev = true, evidence{file: f.file, rel: f.rel, line: n, excerpt: excerpt([]byte(text)), at: from}
+			}
+			if !from.IsZero() && (!st.hasTimed || from.Before(st.timed.at)) {
+				st.offerTimed(evidence{file: f.file, rel: f.rel, line: n, excerpt: excerpt([]byte(text)), at: from})
 			}
 		}
 		if len(p.probes) == 0 {
@@ -95,7 +99,7 @@ func (s *Scan) disruption(f *fileState, r io.Reader) error {
 			st.count++
 			for _, msg := range e.Messages {
 				if t, ok := prow.LineTime([]byte(msg), s.info.Start); ok {
-					st.seen(s.dated(t))
+					st.seen(s.inRun(s.dated(t)))
 				}
 			}
 			if st.has && st.ev.file <= f.file {
