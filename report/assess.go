@@ -145,7 +145,9 @@ type Finding struct {
 	BasisRate  *float64 `json:"basis_rate"`
 	PValue     *float64 `json:"p_value"`
 	Verdict    string   `json:"verdict"`
-	Text       string   `json:"text"`
+	// Reason says why the verdict is insufficient (see Row.Reason).
+	Reason string `json:"reason"`
+	Text   string `json:"text"`
 	// The rates' 95 % Wilson intervals, the dates (RFC 3339) of the first
 	// and last run of each side, and the runs each left out.
 	SampleRateLow  *float64 `json:"sample_rate_low"`
@@ -254,7 +256,7 @@ func Assess(in AssessInput) Assessment {
 			Text: fmt.Sprintf("%s: failed in %d of the %d runs", t.Name, t.Runs, a.Impact.RunsWith)})
 	}
 	a.Remediation = remediation(in.Extras)
-	a.Regression = regression(edges, variants)
+	a.Regression = regression(edges, variants, in.bounded())
 	a.Regression.Tracked = lifecycleWords(in.Extras.Regressions)
 	if a.Regression.Tracked == nil {
 		a.Regression.Tracked = []string{}
@@ -452,12 +454,12 @@ func runFile(e db.Evidence) string {
 	return e.File
 }
 
-func finding(v db.SymptomVerdict) Finding {
-	r := rowOf(v)
+func finding(v db.SymptomVerdict, bounded bool) Finding {
+	r := rowOf(v, bounded)
 	return Finding{Key: v.Key, Comparison: v.Comparison, Sample: v.SampleLabel, SampleRuns: v.SampleRuns,
 		SampleHits: v.SampleHits, SampleRate: round6(v.SampleRate), Basis: v.BasisLabel, BasisRuns: v.BasisRuns,
 		BasisHits: v.BasisHits, BasisRate: round6(v.BasisRate), PValue: round6(v.P), Verdict: v.Verdict,
-		Text:          releaseWords(v),
+		Reason: r.Reason, Text: releaseWords(v, bounded),
 		SampleRateLow: r.SampleRateLow, SampleRateHigh: r.SampleRateHigh, BasisRateLow: r.BasisRateLow, BasisRateHigh: r.BasisRateHigh,
 		SampleFrom: r.SampleFrom, SampleTo: r.SampleTo, BasisFrom: r.BasisFrom, BasisTo: r.BasisTo,
 		SampleLeftOut: v.SampleLeftOut, BasisLeftOut: v.BasisLeftOut}
@@ -481,7 +483,7 @@ func sides(v db.SymptomVerdict) string {
 }
 
 // releaseWords answers "is it a regression" for one release comparison.
-func releaseWords(v db.SymptomVerdict) string {
+func releaseWords(v db.SymptomVerdict, bounded bool) string {
 	switch v.Verdict {
 	case analyze.VerdictRegression:
 		return fmt.Sprintf("Yes: %s, %s", sides(v), pPhrase(v.P))
@@ -496,10 +498,13 @@ func releaseWords(v db.SymptomVerdict) string {
 	case analyze.VerdictNone:
 		return fmt.Sprintf("No: no run shows it (%s)", sides(v))
 	}
+	if m := basisMissing(v, bounded); m != "" {
+		return fmt.Sprintf("No basis to compare with: %s (%s)", m, sides(v))
+	}
 	return fmt.Sprintf("Not enough runs to say (%s)", sides(v))
 }
 
-func regression(edges, variants []db.SymptomVerdict) Regression {
+func regression(edges, variants []db.SymptomVerdict, bounded bool) Regression {
 	r := Regression{Edges: []Finding{}, Variants: []Finding{}, Unseen: []string{}}
 	has := map[string][]string{}
 	for _, v := range edges {
@@ -508,12 +513,12 @@ func regression(edges, variants []db.SymptomVerdict) Regression {
 			r.Unseen = append(r.Unseen, v.Key)
 			continue
 		}
-		r.Edges = append(r.Edges, finding(v))
+		r.Edges = append(r.Edges, finding(v, bounded))
 	}
 	slices.Sort(r.Unseen)
 	for _, v := range variants {
 		if v.Verdict == analyze.VerdictRegression || v.Verdict == analyze.VerdictNew {
-			r.Variants = append(r.Variants, finding(v))
+			r.Variants = append(r.Variants, finding(v, bounded))
 		}
 	}
 	hits := false
@@ -558,6 +563,9 @@ func windowWords(v db.SymptomVerdict) string {
 		what = "not in the last days"
 	default:
 		what = "too few runs to compare"
+		if v.BasisRuns == 0 {
+			what = "no run in the weeks before to compare with"
+		}
 	}
 	side := func(hits, runs int) string {
 		if runs == 0 {
@@ -616,7 +624,7 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 			f.QuietJobs++
 			continue
 		}
-		j := finding(v)
+		j := finding(v, in.bounded())
 		j.Text = windowWords(v)
 		f.Jobs = append(f.Jobs, j)
 	}

@@ -62,6 +62,8 @@ func TestGolden(t *testing.T) {
 		{"edge.json", Query{}, FormatJSON},
 		{"edge.md", Query{}, FormatMarkdown},
 		{"edge.html", Query{Trend: true}, FormatHTML},
+		{"table_edge_min-runs-5.txt", Query{Options: minRuns(5)}, FormatTable},
+		{"edge_min-runs-5.md", Query{Options: minRuns(5)}, FormatMarkdown},
 		{"job.html", Query{By: db.ScopeJob, Trend: true}, FormatHTML},
 	}
 	for _, tc := range tests {
