@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
@@ -262,7 +264,7 @@ func Assess(in AssessInput) Assessment {
 		a.Regression.Tracked = []string{}
 	}
 	a.Flake = flake(in, edges, jobWindows)
-	a.Summary = summary(a, edges)
+	a.Summary = summary(a, edges, minRuns, in.bounded())
 	a.blocked = blockedEdges(in, a)
 	return a
 }
@@ -682,8 +684,85 @@ func intermittentWord(intermittent, always bool) string {
 	return "intermittent"
 }
 
-// summary is the assessment in one sentence.
-func summary(a Assessment, edges []db.SymptomVerdict) string {
+// summary is the assessment in a sentence: every edge where it is a
+// regression or shows in most (more than half) of the counted runs, the
+// highest rate first, each with its numbers and its verdict; then, when
+// none of those is a regression, what the comparisons conclude.
+func summary(a Assessment, edges []db.SymptomVerdict, minRuns int, bounded bool) string {
+	named := mostShown(edges)
+	var clauses []string
+	regressed := false
+	for _, v := range named {
+		clauses = append(clauses, edgeClause(v, minRuns, bounded))
+		regressed = regressed || v.Verdict == analyze.VerdictRegression
+	}
+	conclusion := verdictSummary(a, edges)
+	switch {
+	case len(clauses) == 0:
+		return conclusion
+	case regressed:
+		return upperFirst(strings.Join(clauses, "; ")) + "."
+	}
+	return upperFirst(strings.Join(clauses, "; ")) + ". " + conclusion
+}
+
+// mostShown are the edges where it is a regression or that show it in
+// more than half of their counted sample runs, the highest rate first (the
+// most runs first among equals).
+func mostShown(edges []db.SymptomVerdict) []db.SymptomVerdict {
+	var out []db.SymptomVerdict
+	for _, v := range edges {
+		if v.Verdict == analyze.VerdictRegression || v.SampleRuns > 0 && 2*v.SampleHits > v.SampleRuns {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b db.SymptomVerdict) int {
+		return cmp.Or(-cmpNaNLast(a.SampleRate, b.SampleRate), -cmp.Compare(a.SampleRuns, b.SampleRuns), cmp.Compare(a.Key, b.Key))
+	})
+	return out
+}
+
+// edgeClause is one edge of the summary with its numbers and verdict: "a
+// regression on E: 43% of runs (6/14, 95% CI 21-67%) against 0% (0/14, 95%
+// CI 0-22%) on B, p = 0.008".
+func edgeClause(v db.SymptomVerdict, minRuns int, bounded bool) string {
+	if v.Verdict == analyze.VerdictRegression {
+		return fmt.Sprintf("a regression on %s: %s of runs (%d/%d, %s) against %s (%d/%d, %s) on %s, %s",
+			v.Key, pct0(v.SampleRate), v.SampleHits, v.SampleRuns, interval0(v.SampleHits, v.SampleRuns),
+			pct0(v.BasisRate), v.BasisHits, v.BasisRuns, interval0(v.BasisHits, v.BasisRuns), v.BasisLabel, pPhrase(v.P))
+	}
+	s := fmt.Sprintf("most runs of %s show it: %s (%d/%d, %s)", v.Key, pct0(v.SampleRate), v.SampleHits, v.SampleRuns,
+		interval0(v.SampleHits, v.SampleRuns))
+	basis := fmt.Sprintf("%s on %s (%d/%d, %s)", pct0(v.BasisRate), v.BasisLabel, v.BasisHits, v.BasisRuns, pPhrase(v.P))
+	switch v.Verdict {
+	case analyze.VerdictNew:
+		return s + fmt.Sprintf(", absent on %s (0/%d), not yet significant (%s): new, watch it", v.BasisLabel, v.BasisRuns, pPhrase(v.P))
+	case analyze.VerdictPersistent:
+		return s + ", not significantly more than " + basis + ": persistent"
+	case analyze.VerdictFlake:
+		return s + ", not significantly more than " + basis
+	case analyze.VerdictImproved:
+		return s + ", but less than " + basis + ": improved"
+	}
+	if m := basisMissing(v, bounded); m != "" {
+		return s + ", with no basis to compare with: " + m
+	}
+	if v.SampleRuns < minRuns {
+		return s + fmt.Sprintf(", too few runs for a verdict (%d needed)", minRuns)
+	}
+	return s + fmt.Sprintf(", too few runs on %s for a verdict (%d of the %d needed)", v.BasisLabel, v.BasisRuns, minRuns)
+}
+
+// upperFirst is s with its first letter in upper case, to start a sentence.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// verdictSummary is what the edges' comparisons conclude, in one sentence:
+// the first regression, else the first new edge, else persistent, flake or
+// improved, else why there is no conclusion.
+func verdictSummary(a Assessment, edges []db.SymptomVerdict) string {
 	first := func(verdict string) (db.SymptomVerdict, int) {
 		n, at := 0, -1
 		for i, v := range edges {

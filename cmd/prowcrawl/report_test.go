@@ -161,6 +161,21 @@ func TestReportAssess(t *testing.T) {
 	if !strings.Contains(md, "#### Is this a regression?") || !strings.Contains(md, "- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25; 1 left out) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%, 2026-10-20..2026-11-26), p = 0.008") {
 		t.Errorf("markdown assessment:\n%s", md)
 	}
+	// In short: every edge where it is a regression or that shows it in most
+	// runs, the highest rate first: 5 of 6 runs of the micro downgrade
+	// before the regression of 4.13->4.14 (6 of 14).
+	var p struct {
+		Summary string `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--format", "json")), &p); err != nil {
+		t.Fatal(err)
+	}
+	wantSummary := "Most runs of 4.14 micro-downgrade show it: 83% (5/6, 95% CI 44-97%), with no basis to compare with: 4.13 micro-downgrade never ran; " +
+		"a regression on 4.13->4.14 minor: 43% of runs (6/14, 95% CI 21-67%) against 0% (0/14, 95% CI 0-22%) on 4.12->4.13 minor, p = 0.008."
+	if p.Summary != wantSummary {
+		t.Errorf("in short:\n%s\nwant\n%s", p.Summary, wantSummary)
+	}
+
 	var a struct {
 		Regression struct{ Answer string } `json:"is_it_a_regression"`
 		Flake      struct{ Answer string } `json:"does_it_look_like_a_flake"`
