@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
@@ -145,7 +147,9 @@ type Finding struct {
 	BasisRate  *float64 `json:"basis_rate"`
 	PValue     *float64 `json:"p_value"`
 	Verdict    string   `json:"verdict"`
-	Text       string   `json:"text"`
+	// Reason says why the verdict is insufficient (see Row.Reason).
+	Reason string `json:"reason"`
+	Text   string `json:"text"`
 	// The rates' 95 % Wilson intervals, the dates (RFC 3339) of the first
 	// and last run of each side, and the runs each left out.
 	SampleRateLow  *float64 `json:"sample_rate_low"`
@@ -254,13 +258,13 @@ func Assess(in AssessInput) Assessment {
 			Text: fmt.Sprintf("%s: failed in %d of the %d runs", t.Name, t.Runs, a.Impact.RunsWith)})
 	}
 	a.Remediation = remediation(in.Extras)
-	a.Regression = regression(edges, variants)
+	a.Regression = regression(edges, variants, in.bounded())
 	a.Regression.Tracked = lifecycleWords(in.Extras.Regressions)
 	if a.Regression.Tracked == nil {
 		a.Regression.Tracked = []string{}
 	}
 	a.Flake = flake(in, edges, jobWindows)
-	a.Summary = summary(a, edges)
+	a.Summary = summary(a, edges, minRuns, in.bounded())
 	a.blocked = blockedEdges(in, a)
 	return a
 }
@@ -452,12 +456,12 @@ func runFile(e db.Evidence) string {
 	return e.File
 }
 
-func finding(v db.SymptomVerdict) Finding {
-	r := rowOf(v)
+func finding(v db.SymptomVerdict, bounded bool) Finding {
+	r := rowOf(v, bounded)
 	return Finding{Key: v.Key, Comparison: v.Comparison, Sample: v.SampleLabel, SampleRuns: v.SampleRuns,
 		SampleHits: v.SampleHits, SampleRate: round6(v.SampleRate), Basis: v.BasisLabel, BasisRuns: v.BasisRuns,
 		BasisHits: v.BasisHits, BasisRate: round6(v.BasisRate), PValue: round6(v.P), Verdict: v.Verdict,
-		Text:          releaseWords(v),
+		Reason: r.Reason, Text: releaseWords(v, bounded),
 		SampleRateLow: r.SampleRateLow, SampleRateHigh: r.SampleRateHigh, BasisRateLow: r.BasisRateLow, BasisRateHigh: r.BasisRateHigh,
 		SampleFrom: r.SampleFrom, SampleTo: r.SampleTo, BasisFrom: r.BasisFrom, BasisTo: r.BasisTo,
 		SampleLeftOut: v.SampleLeftOut, BasisLeftOut: v.BasisLeftOut}
@@ -481,7 +485,7 @@ func sides(v db.SymptomVerdict) string {
 }
 
 // releaseWords answers "is it a regression" for one release comparison.
-func releaseWords(v db.SymptomVerdict) string {
+func releaseWords(v db.SymptomVerdict, bounded bool) string {
 	switch v.Verdict {
 	case analyze.VerdictRegression:
 		return fmt.Sprintf("Yes: %s, %s", sides(v), pPhrase(v.P))
@@ -496,10 +500,13 @@ func releaseWords(v db.SymptomVerdict) string {
 	case analyze.VerdictNone:
 		return fmt.Sprintf("No: no run shows it (%s)", sides(v))
 	}
+	if m := basisMissing(v, bounded); m != "" {
+		return fmt.Sprintf("No basis to compare with: %s (%s)", m, sides(v))
+	}
 	return fmt.Sprintf("Not enough runs to say (%s)", sides(v))
 }
 
-func regression(edges, variants []db.SymptomVerdict) Regression {
+func regression(edges, variants []db.SymptomVerdict, bounded bool) Regression {
 	r := Regression{Edges: []Finding{}, Variants: []Finding{}, Unseen: []string{}}
 	has := map[string][]string{}
 	for _, v := range edges {
@@ -508,12 +515,12 @@ func regression(edges, variants []db.SymptomVerdict) Regression {
 			r.Unseen = append(r.Unseen, v.Key)
 			continue
 		}
-		r.Edges = append(r.Edges, finding(v))
+		r.Edges = append(r.Edges, finding(v, bounded))
 	}
 	slices.Sort(r.Unseen)
 	for _, v := range variants {
 		if v.Verdict == analyze.VerdictRegression || v.Verdict == analyze.VerdictNew {
-			r.Variants = append(r.Variants, finding(v))
+			r.Variants = append(r.Variants, finding(v, bounded))
 		}
 	}
 	hits := false
@@ -558,6 +565,9 @@ func windowWords(v db.SymptomVerdict) string {
 		what = "not in the last days"
 	default:
 		what = "too few runs to compare"
+		if v.BasisRuns == 0 {
+			what = "no run in the weeks before to compare with"
+		}
 	}
 	side := func(hits, runs int) string {
 		if runs == 0 {
@@ -616,7 +626,7 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 			f.QuietJobs++
 			continue
 		}
-		j := finding(v)
+		j := finding(v, in.bounded())
 		j.Text = windowWords(v)
 		f.Jobs = append(f.Jobs, j)
 	}
@@ -674,8 +684,85 @@ func intermittentWord(intermittent, always bool) string {
 	return "intermittent"
 }
 
-// summary is the assessment in one sentence.
-func summary(a Assessment, edges []db.SymptomVerdict) string {
+// summary is the assessment in a sentence: every edge where it is a
+// regression or shows in most (more than half) of the counted runs, the
+// highest rate first, each with its numbers and its verdict; then, when
+// none of those is a regression, what the comparisons conclude.
+func summary(a Assessment, edges []db.SymptomVerdict, minRuns int, bounded bool) string {
+	named := mostShown(edges)
+	var clauses []string
+	regressed := false
+	for _, v := range named {
+		clauses = append(clauses, edgeClause(v, minRuns, bounded))
+		regressed = regressed || v.Verdict == analyze.VerdictRegression
+	}
+	conclusion := verdictSummary(a, edges)
+	switch {
+	case len(clauses) == 0:
+		return conclusion
+	case regressed:
+		return upperFirst(strings.Join(clauses, "; ")) + "."
+	}
+	return upperFirst(strings.Join(clauses, "; ")) + ". " + conclusion
+}
+
+// mostShown are the edges where it is a regression or that show it in
+// more than half of their counted sample runs, the highest rate first (the
+// most runs first among equals).
+func mostShown(edges []db.SymptomVerdict) []db.SymptomVerdict {
+	var out []db.SymptomVerdict
+	for _, v := range edges {
+		if v.Verdict == analyze.VerdictRegression || v.SampleRuns > 0 && 2*v.SampleHits > v.SampleRuns {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b db.SymptomVerdict) int {
+		return cmp.Or(-cmpNaNLast(a.SampleRate, b.SampleRate), -cmp.Compare(a.SampleRuns, b.SampleRuns), cmp.Compare(a.Key, b.Key))
+	})
+	return out
+}
+
+// edgeClause is one edge of the summary with its numbers and verdict: "a
+// regression on E: 43% of runs (6/14, 95% CI 21-67%) against 0% (0/14, 95%
+// CI 0-22%) on B, p = 0.008".
+func edgeClause(v db.SymptomVerdict, minRuns int, bounded bool) string {
+	if v.Verdict == analyze.VerdictRegression {
+		return fmt.Sprintf("a regression on %s: %s of runs (%d/%d, %s) against %s (%d/%d, %s) on %s, %s",
+			v.Key, pct0(v.SampleRate), v.SampleHits, v.SampleRuns, interval0(v.SampleHits, v.SampleRuns),
+			pct0(v.BasisRate), v.BasisHits, v.BasisRuns, interval0(v.BasisHits, v.BasisRuns), v.BasisLabel, pPhrase(v.P))
+	}
+	s := fmt.Sprintf("most runs of %s show it: %s (%d/%d, %s)", v.Key, pct0(v.SampleRate), v.SampleHits, v.SampleRuns,
+		interval0(v.SampleHits, v.SampleRuns))
+	basis := fmt.Sprintf("%s on %s (%d/%d, %s)", pct0(v.BasisRate), v.BasisLabel, v.BasisHits, v.BasisRuns, pPhrase(v.P))
+	switch v.Verdict {
+	case analyze.VerdictNew:
+		return s + fmt.Sprintf(", absent on %s (0/%d), not yet significant (%s): new, watch it", v.BasisLabel, v.BasisRuns, pPhrase(v.P))
+	case analyze.VerdictPersistent:
+		return s + ", not significantly more than " + basis + ": persistent"
+	case analyze.VerdictFlake:
+		return s + ", not significantly more than " + basis
+	case analyze.VerdictImproved:
+		return s + ", but less than " + basis + ": improved"
+	}
+	if m := basisMissing(v, bounded); m != "" {
+		return s + ", with no basis to compare with: " + m
+	}
+	if v.SampleRuns < minRuns {
+		return s + fmt.Sprintf(", too few runs for a verdict (%d needed)", minRuns)
+	}
+	return s + fmt.Sprintf(", too few runs on %s for a verdict (%d of the %d needed)", v.BasisLabel, v.BasisRuns, minRuns)
+}
+
+// upperFirst is s with its first letter in upper case, to start a sentence.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// verdictSummary is what the edges' comparisons conclude, in one sentence:
+// the first regression, else the first new edge, else persistent, flake or
+// improved, else why there is no conclusion.
+func verdictSummary(a Assessment, edges []db.SymptomVerdict) string {
 	first := func(verdict string) (db.SymptomVerdict, int) {
 		n, at := 0, -1
 		for i, v := range edges {

@@ -121,8 +121,9 @@ func middle(s string, n int) string {
 	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
-// barsOf draws the rows of one symptom that have a hit on either side.
-func barsOf(symptom, title, scope string, rows []db.SymptomVerdict) (barChart, bool) {
+// barsOf draws the rows of one symptom that have a hit on either side;
+// bounded is Query.isBounded, for the reason of a row without a verdict.
+func barsOf(symptom, title, scope string, rows []db.SymptomVerdict, bounded bool) (barChart, bool) {
 	c := barChart{ID: "bars-" + symptom, Width: barWidth, ColorSample: colorSample, ColorBasis: colorBasis}
 	c.SampleName, c.BasisName = "sample: this release", "basis: one release earlier"
 	if scope == db.ScopeJob || scope == db.ScopePresubmit {
@@ -135,7 +136,7 @@ func barsOf(symptom, title, scope string, rows []db.SymptomVerdict) (barChart, b
 		}
 		y := barTop + len(c.Groups)*barGroupH
 		g := barGroup{Y: y, Key: v.Key, Label: middle(v.Key, labelRunes),
-			Against: middle("against "+v.BasisLabel, labelRunes+4), Verdict: v.Verdict, VerdictText: verdictText(v.Verdict),
+			Against: middle("against "+v.BasisLabel, labelRunes+4), Verdict: v.Verdict, VerdictText: verdictShort(v),
 			VerdictColor: verdictColor(v.Verdict), P: chartP(v.P),
 			Sample: newBar(y+4, v.SampleHits, v.SampleRuns, v.SampleRate, v.SampleLabel),
 			Basis:  newBar(y+4+barHeight+4, v.BasisHits, v.BasisRuns, v.BasisRate, v.BasisLabel)}
@@ -143,7 +144,7 @@ func barsOf(symptom, title, scope string, rows []db.SymptomVerdict) (barChart, b
 			g.Against = v.SampleLabel
 		}
 		c.Groups = append(c.Groups, g)
-		desc = append(desc, fmt.Sprintf("%s: %s, %s.", v.Key, releaseWordsShort(v), verdictText(v.Verdict)))
+		desc = append(desc, fmt.Sprintf("%s: %s, %s.", v.Key, releaseWordsShort(v), verdictText(v, bounded)))
 	}
 	if len(c.Groups) == 0 {
 		return c, false

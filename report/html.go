@@ -88,7 +88,7 @@ func WriteHTML(w io.Writer, d Data) error {
 	}
 	for _, v := range d.Rows {
 		r := pageRow{Verdict: v.Verdict}
-		for i, c := range cells(v) {
+		for i, c := range cells(v, d.Query.isBounded()) {
 			r.Cells = append(r.Cells, pageCell{Text: c, Numeric: slices.Contains(numericCells, i)})
 		}
 		p.Rows = append(p.Rows, r)
@@ -131,7 +131,7 @@ func WriteHTML(w io.Writer, d Data) error {
 				break
 			}
 		}
-		sec.Bars, sec.HasBars = barsOf(id, title, d.Query.by(), d.Rows)
+		sec.Bars, sec.HasBars = barsOf(id, title, d.Query.by(), d.Rows, d.Query.isBounded())
 		sec.Trend, sec.HasTrend = trendOf(id, title, d.Weekly[id], weeks)
 		if !sec.HasBars {
 			p.Quiet = append(p.Quiet, id)

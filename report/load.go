@@ -202,6 +202,9 @@ type AssessInput struct {
 	Extras AssessExtras
 }
 
+// bounded says whether only some of the runs stored were counted.
+func (in AssessInput) bounded() bool { return !in.Since.IsZero() || !in.Until.IsZero() || in.Job != "" }
+
 // evidenceRead is how many of a symptom's newest runs an assessment reads
 // to pick its examples from.
 const evidenceRead = 200

@@ -40,6 +40,9 @@ type Row struct {
 	PValue      *float64 `json:"p_value"`
 	Verdict     string   `json:"verdict"`
 	Bug         string   `json:"bug"`
+	// Reason says why a row's verdict is insufficient: "no basis
+	// (4.11->4.12 minor never ran)" or "not enough runs"; "" for a verdict.
+	Reason string `json:"reason"`
 	// The 95 % Wilson intervals of the rates, the dates (RFC 3339) of the
 	// first and last run counted on each side, and the finished runs each
 	// side left out because their upgrade never began.
@@ -57,14 +60,15 @@ type Row struct {
 
 // rowOf is v as a Row. Floats are rounded to six significant digits: the
 // last bits of a p-value differ between machines, a report must not.
-func rowOf(v db.SymptomVerdict) Row {
+// bounded is Query.isBounded, for the reason of a row without a verdict.
+func rowOf(v db.SymptomVerdict, bounded bool) Row {
 	slo, shi := analyze.Wilson(v.SampleHits, v.SampleRuns)
 	blo, bhi := analyze.Wilson(v.BasisHits, v.BasisRuns)
 	return Row{
 		SymptomID: v.Symptom, Title: v.Title, Scope: v.Scope, ScopeKey: v.Key, Comparison: v.Comparison,
 		SampleLabel: v.SampleLabel, SampleRuns: v.SampleRuns, SampleHits: v.SampleHits, SampleRate: round6(v.SampleRate),
 		BasisLabel: v.BasisLabel, BasisRuns: v.BasisRuns, BasisHits: v.BasisHits, BasisRate: round6(v.BasisRate),
-		DeltaPoints: round6(deltaPoints(v)), PValue: round6(v.P), Verdict: v.Verdict, Bug: v.Bug,
+		DeltaPoints: round6(deltaPoints(v)), PValue: round6(v.P), Verdict: v.Verdict, Bug: v.Bug, Reason: reason(v, bounded),
 		SampleRateLow: round6(slo), SampleRateHigh: round6(shi), BasisRateLow: round6(blo), BasisRateHigh: round6(bhi),
 		SampleFrom: rfc3339(v.SampleFrom), SampleTo: rfc3339(v.SampleTo), BasisFrom: rfc3339(v.BasisFrom), BasisTo: rfc3339(v.BasisTo),
 		SampleLeftOut: v.SampleLeftOut, BasisLeftOut: v.BasisLeftOut,
@@ -94,7 +98,7 @@ var rowHeader = []string{"symptom_id", "title", "scope", "scope_key", "compariso
 	"basis_label", "basis_runs", "basis_hits", "basis_rate",
 	"delta_points", "p_value", "verdict", "bug",
 	"sample_rate_low", "sample_rate_high", "basis_rate_low", "basis_rate_high",
-	"sample_from", "sample_to", "basis_from", "basis_to", "sample_left_out", "basis_left_out"}
+	"sample_from", "sample_to", "basis_from", "basis_to", "sample_left_out", "basis_left_out", "reason"}
 
 func (r Row) record() []string {
 	return []string{r.SymptomID, r.Title, r.Scope, r.ScopeKey, r.Comparison,
@@ -102,7 +106,7 @@ func (r Row) record() []string {
 		r.BasisLabel, strconv.Itoa(r.BasisRuns), strconv.Itoa(r.BasisHits), csvFloat(r.BasisRate),
 		csvFloat(r.DeltaPoints), csvFloat(r.PValue), r.Verdict, r.Bug,
 		csvFloat(r.SampleRateLow), csvFloat(r.SampleRateHigh), csvFloat(r.BasisRateLow), csvFloat(r.BasisRateHigh),
-		r.SampleFrom, r.SampleTo, r.BasisFrom, r.BasisTo, strconv.Itoa(r.SampleLeftOut), strconv.Itoa(r.BasisLeftOut)}
+		r.SampleFrom, r.SampleTo, r.BasisFrom, r.BasisTo, strconv.Itoa(r.SampleLeftOut), strconv.Itoa(r.BasisLeftOut), r.Reason}
 }
 
 func csvFloat(f *float64) string {
@@ -119,7 +123,7 @@ func WriteCSV(w io.Writer, d Data) error {
 		return err
 	}
 	for _, v := range d.Rows {
-		if err := cw.Write(rowOf(v).record()); err != nil {
+		if err := cw.Write(rowOf(v, d.Query.isBounded()).record()); err != nil {
 			return err
 		}
 	}
@@ -137,7 +141,7 @@ func WriteJSON(w io.Writer, d Data) error {
 	enc.SetEscapeHTML(false) // "4.13->4.14", not "4.13-\u003e4.14"
 	for i, v := range d.Rows {
 		b.Reset()
-		if err := enc.Encode(rowOf(v)); err != nil {
+		if err := enc.Encode(rowOf(v, d.Query.isBounded())); err != nil {
 			return err
 		}
 		if i > 0 {
@@ -151,12 +155,18 @@ func WriteJSON(w io.Writer, d Data) error {
 }
 
 // WriteMarkdown renders d as a Markdown table (GitHub's), with the heading
-// and the count of verdicts, to paste into a bug or a pull request.
+// and the count of verdicts, to paste into a bug or a pull request; it
+// hides the rows the table hides.
 func WriteMarkdown(w io.Writer, d Data) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s\n\n", heading(d))
-	if len(d.Rows) == 0 {
-		fmt.Fprintln(bw, noVerdicts(d.Query))
+	rows, hidden := shownRows(d)
+	if len(rows) == 0 {
+		if hidden > 0 {
+			fmt.Fprintf(bw, "No row has %d or more counted runs in the sample. %s\n", d.Query.options().MinRuns, hiddenRows(d, hidden))
+		} else {
+			fmt.Fprintln(bw, noVerdicts(d.Query))
+		}
 		return bw.Flush()
 	}
 	h := headers(d.Query.by())
@@ -172,8 +182,8 @@ func WriteMarkdown(w io.Writer, d Data) error {
 		}
 	}
 	fmt.Fprintf(bw, "|%s|\n", strings.Join(align, "|"))
-	for _, v := range d.Rows {
-		c := cells(v)
+	for _, v := range rows {
+		c := cells(v, d.Query.isBounded())
 		for i := range c {
 			c[i] = mdCell(c[i])
 		}
@@ -182,7 +192,10 @@ func WriteMarkdown(w io.Writer, d Data) error {
 		}
 		fmt.Fprintf(bw, "| %s |\n", strings.Join(c, " | "))
 	}
-	fmt.Fprintf(bw, "\n%s: %s. %s\n", plural(len(d.Rows), "row"), counts(d.Rows), countedRows(d))
+	fmt.Fprintf(bw, "\n%s: %s. %s\n", plural(len(rows), "row"), counts(rows), countedRows(d))
+	if h := hiddenRows(d, hidden); h != "" {
+		fmt.Fprintln(bw, h)
+	}
 	return bw.Flush()
 }
 

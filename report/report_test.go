@@ -62,6 +62,8 @@ func TestGolden(t *testing.T) {
 		{"edge.json", Query{}, FormatJSON},
 		{"edge.md", Query{}, FormatMarkdown},
 		{"edge.html", Query{Trend: true}, FormatHTML},
+		{"table_edge_min-runs-5.txt", Query{Options: minRuns(5)}, FormatTable},
+		{"edge_min-runs-5.md", Query{Options: minRuns(5)}, FormatMarkdown},
 		{"job.html", Query{By: db.ScopeJob, Trend: true}, FormatHTML},
 	}
 	for _, tc := range tests {
@@ -201,7 +203,8 @@ func TestAssessAnswers(t *testing.T) {
 			[]string{"4.13->4.14 minor"}, "4.13->4.14 minor: 29% of finished runs (7/24, 95% CI 15-49%, 2026-10-28..2026-11-29)", "failure"},
 		{"etcd-connection-refused", AnswerNo, AnswerYes, "A flake: intermittent, and not significantly more frequent than one release earlier (p = 0.64 on 4.13->4.14 minor); not a regression.",
 			[]string{}, "4.12->4.13 minor: 21% of finished runs (5/24, 95% CI 9-40%, 2026-10-22..2026-11-29)", "failure"},
-		{"etcd-transport-closing", AnswerNo, AnswerNo, "Persistent: nearly every run shows it, as one release earlier; not a regression.",
+		{"etcd-transport-closing", AnswerNo, AnswerNo, "Most runs of 4.14 micro show it: 95% (19/20, 95% CI 76-99%), not significantly more than 90% on 4.13 micro (18/20, p = 0.5): persistent; " +
+			"most runs of 4.13 micro show it: 90% (18/20, 95% CI 70-97%), with no basis to compare with: 4.12 micro never ran. Persistent: nearly every run shows it, as one release earlier; not a regression.",
 			[]string{}, "4.14 micro: 95% of finished runs (19/20, 95% CI 76-99%, 2026-10-27..2026-11-30); seen only in periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-sdn-upgrade", "failure"},
 		{"cni-default-network-missing", AnswerNo, AnswerYes, "", []string{},
 			"4.13 micro: 45% of finished runs (9/20, 95% CI 26-66%, 2026-10-04..2026-11-27); seen only in periodic-ci-openshift-release-master-nightly-4.13-e2e-aws-sdn-upgrade", "failure"},

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
@@ -168,13 +169,95 @@ func counts(rows []db.SymptomVerdict) string {
 	return s
 }
 
-// verdictText is a verdict as a table or a chart writes it: "not enough
-// runs" rather than a verdict where there were too few to have one.
-func verdictText(v string) string {
-	if v == analyze.VerdictInsufficient {
-		return "not enough runs"
+// The reasons a row has no verdict (analyze.VerdictInsufficient).
+const (
+	// reasonFewRuns: the sample or the basis has runs, but fewer than the
+	// analysis needs.
+	reasonFewRuns = "not enough runs"
+	// reasonNoBasis: the basis has no counted run at all, so no number of
+	// sample runs would give a verdict.
+	reasonNoBasis = "no basis"
+)
+
+// reason says why v has no verdict, with what it lacks: "no basis
+// (4.11->4.12 minor never ran)" when its basis counted no run, "not enough
+// runs" when a side has some, but too few. A decided verdict has none: "".
+// bounded says that only some runs were counted (--since, --until, --job),
+// so an empty basis is empty in those bounds, not known never to have run.
+func reason(v db.SymptomVerdict, bounded bool) string {
+	if v.Verdict != analyze.VerdictInsufficient {
+		return ""
 	}
-	return v
+	if m := basisMissing(v, bounded); m != "" {
+		return reasonNoBasis + " (" + m + ")"
+	}
+	return reasonFewRuns
+}
+
+// basisMissing says how v's basis has no counted run: "4.11->4.12 minor
+// never ran"; "" when it has some.
+func basisMissing(v db.SymptomVerdict, bounded bool) string {
+	switch {
+	case v.BasisRuns > 0:
+		return ""
+	case v.Comparison == db.CompareWindow:
+		return "no counted run in " + v.BasisLabel
+	case v.BasisLeftOut > 0:
+		return "no " + v.BasisLabel + " run whose upgrade began"
+	case bounded:
+		return "no counted " + v.BasisLabel + " run"
+	}
+	return v.BasisLabel + " never ran"
+}
+
+// verdictText is a verdict as a table writes it: the reason rather than a
+// verdict where there is none.
+func verdictText(v db.SymptomVerdict, bounded bool) string {
+	if r := reason(v, bounded); r != "" {
+		return r
+	}
+	return v.Verdict
+}
+
+// verdictShort is verdictText without what is missing, where a chart has
+// room for a few words only: "no basis", "not enough runs".
+func verdictShort(v db.SymptomVerdict) string {
+	r := reason(v, false)
+	switch {
+	case r == "":
+		return v.Verdict
+	case strings.HasPrefix(r, reasonNoBasis):
+		return reasonNoBasis
+	}
+	return r
+}
+
+// bounded says whether q counts only some of the runs stored.
+func (q Query) isBounded() bool { return !q.Since.IsZero() || !q.Until.IsZero() || q.Job != nil }
+
+// shownRows splits d's rows into those the table and Markdown show and how
+// many they hide: the rows with fewer counted sample runs than the
+// analysis's minimum, whose rates say too little to be read.
+func shownRows(d Data) (shown []db.SymptomVerdict, hidden int) {
+	least := d.Query.options().MinRuns
+	for _, v := range d.Rows {
+		if v.SampleRuns < least {
+			hidden++
+			continue
+		}
+		shown = append(shown, v)
+	}
+	return shown, hidden
+}
+
+// hiddenRows says, under a table, which rows it hid and how to see them;
+// "" when it hid none.
+func hiddenRows(d Data, hidden int) string {
+	if hidden == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Hidden: %s with fewer than %d counted runs in the sample (--min-runs N sets this threshold, the verdicts' too; --format csv or json lists every row).",
+		plural(hidden, "row"), d.Query.options().MinRuns)
 }
 
 // interval is the 95 % Wilson interval of hits in runs as percentages with

@@ -74,14 +74,15 @@ func verdictANSI(v string) string {
 // cells are a row's columns as the table, Markdown and HTML show them: the
 // one rendering of a row's numbers. A rate comes with its 95 % Wilson
 // interval, each side with the dates of its first and last run and the
-// runs it left out because their upgrade never began.
-func cells(v db.SymptomVerdict) []string {
+// runs it left out because their upgrade never began; bounded is
+// Query.isBounded, for the reason of a row without a verdict.
+func cells(v db.SymptomVerdict, bounded bool) []string {
 	return []string{v.Symptom, v.Key, v.Comparison,
 		v.SampleLabel, span(v.SampleFrom, v.SampleTo), strconv.Itoa(v.SampleRuns), strconv.Itoa(v.SampleHits),
 		rateCI(v.SampleHits, v.SampleRuns), strconv.Itoa(v.SampleLeftOut),
 		v.BasisLabel, span(v.BasisFrom, v.BasisTo), strconv.Itoa(v.BasisRuns), strconv.Itoa(v.BasisHits),
 		rateCI(v.BasisHits, v.BasisRuns), strconv.Itoa(v.BasisLeftOut),
-		pValue(v.P), verdictText(v.Verdict)}
+		pValue(v.P), verdictText(v, bounded)}
 }
 
 // numericCells are the columns of cells that hold numbers (right-aligned).
@@ -109,12 +110,19 @@ func heading(d Data) string {
 }
 
 // WriteTable renders d as an aligned table for a terminal, regressions
-// first, with a heading and a count of verdicts.
+// first, with a heading and a count of verdicts. Rows with fewer counted
+// sample runs than the analysis's minimum are left out and counted in a
+// footer (shownRows).
 func WriteTable(w io.Writer, d Data, opts Options) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, heading(d))
-	if len(d.Rows) == 0 {
-		fmt.Fprintln(bw, noVerdicts(d.Query))
+	rows, hidden := shownRows(d)
+	if len(rows) == 0 {
+		if hidden > 0 {
+			fmt.Fprintf(bw, "No row has %d or more counted runs in the sample.\n%s\n", d.Query.options().MinRuns, hiddenRows(d, hidden))
+		} else {
+			fmt.Fprintln(bw, noVerdicts(d.Query))
+		}
 		return bw.Flush()
 	}
 	fmt.Fprintln(bw)
@@ -123,8 +131,8 @@ func WriteTable(w io.Writer, d Data, opts Options) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(headers(d.Query.by()), "\t"))
-	for _, v := range d.Rows {
-		fmt.Fprintln(tw, strings.Join(cells(v), "\t"))
+	for _, v := range rows {
+		fmt.Fprintln(tw, strings.Join(cells(v, d.Query.isBounded()), "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -135,12 +143,16 @@ func WriteTable(w io.Writer, d Data, opts Options) error {
 			continue
 		}
 		line = strings.TrimRight(line, " \n")
-		if c := verdictANSI(rowVerdict(d.Rows, i)); opts.Color && c != "" {
+		if c := verdictANSI(rowVerdict(rows, i)); opts.Color && c != "" {
 			line = c + line + ansiReset
 		}
 		fmt.Fprintln(bw, line)
 	}
-	fmt.Fprintf(bw, "\n%s: %s. %s\nDetails of one symptom: prowcrawl report --assess SYMPTOM\n", plural(len(d.Rows), "row"), counts(d.Rows), countedRows(d))
+	fmt.Fprintf(bw, "\n%s: %s. %s\n", plural(len(rows), "row"), counts(rows), countedRows(d))
+	if h := hiddenRows(d, hidden); h != "" {
+		fmt.Fprintln(bw, h)
+	}
+	fmt.Fprintln(bw, "Details of one symptom: prowcrawl report --assess SYMPTOM")
 	return bw.Flush()
 }
 

@@ -32,10 +32,14 @@ type reportOptions struct {
 	Out     string
 	Assess  string
 	Changes bool
+	// MinRuns is the analysis's threshold of counted runs for a verdict,
+	// and the table's for showing a row; minRunsSet says it was given.
+	MinRuns    int
+	minRunsSet bool
 }
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o := reportOptions{DB: "prowcrawl.db", By: db.ScopeEdge, Format: report.FormatTable}
+	o := reportOptions{DB: "prowcrawl.db", By: db.ScopeEdge, Format: report.FormatTable, MinRuns: analyze.DefaultOptions().MinRuns}
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.DB, "db", o.DB, "SQLite database file")
@@ -47,10 +51,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&o.Until, "until", o.Until, "count only runs started before T (same forms as --since)")
 	fs.StringVar(&o.Out, "out", o.Out, "write to FILE instead of standard output")
 	fs.StringVar(&o.Assess, "assess", o.Assess, "answer the UpgradeBlocker questions for this symptom id")
+	fs.IntVar(&o.MinRuns, "min-runs", o.MinRuns, "counted runs the sample and the basis each need for a verdict; the table and Markdown hide the rows with fewer in the sample")
 	fs.BoolVar(&o.Changes, "changes", o.Changes, "list the regressions opened, closed and still open since the previous analysis (or --since T)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl report [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--out FILE]\n"+
-			"       prowcrawl report --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--job REGEX] [--since T] [--until T] [--out FILE]\n"+
+		fmt.Fprint(stderr, "Usage: prowcrawl report [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--min-runs N] [--out FILE]\n"+
+			"       prowcrawl report --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--job REGEX] [--since T] [--until T] [--min-runs N] [--out FILE]\n"+
 			"       prowcrawl report --changes [--since T] [--format table|markdown|json] [--out FILE]\n\n"+
 			"Shows each symptom's rate and verdict (regressions first), or with --assess, whether one symptom blocks an upgrade.\n\n")
 		fs.PrintDefaults()
@@ -58,6 +63,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
+	o.minRunsSet = fs.Changed("min-runs")
 	var q report.Query
 	var since time.Time
 	var err error
@@ -89,7 +95,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return report.WriteChanges(w, c, o.Format, time.Now())
 		}
 		if o.Assess != "" {
-			in, err := report.LoadAssessment(ctx, store, q, analyze.DefaultOptions().MinRuns)
+			in, err := report.LoadAssessment(ctx, store, q, o.MinRuns)
 			if err != nil {
 				return loadError(err)
 			}
@@ -110,7 +116,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // query validates the options and turns them into a report.Query.
 func (o reportOptions) query(now time.Time) (report.Query, error) {
-	q := report.Query{By: o.By, Symptom: o.Symptom}
+	q := report.Query{By: o.By, Symptom: o.Symptom, Options: analyze.DefaultOptions()}
+	if o.MinRuns < 1 {
+		return q, usagef("--min-runs %d: a verdict needs at least 1 counted run", o.MinRuns)
+	}
+	q.Options.MinRuns = o.MinRuns
 	if !slices.Contains([]string{db.ScopeEdge, db.ScopeJob, db.ScopeVariant, db.ScopePresubmit}, o.By) {
 		return q, usagef("--by %q: want edge, job, variant or presubmit", o.By)
 	}
@@ -155,8 +165,8 @@ func (o reportOptions) query(now time.Time) (report.Query, error) {
 
 // changesQuery validates the options of report --changes.
 func (o reportOptions) changesQuery(now time.Time) (time.Time, error) {
-	if o.Assess != "" || o.Symptom != "" || o.Job != "" {
-		return time.Time{}, usagef("--changes takes no --assess, --symptom or --job")
+	if o.Assess != "" || o.Symptom != "" || o.Job != "" || o.minRunsSet {
+		return time.Time{}, usagef("--changes takes no --assess, --symptom, --job or --min-runs")
 	}
 	if !slices.Contains(report.ChangesFormats, o.Format) {
 		return time.Time{}, usagef("--format with --changes %q: want %s", o.Format, strings.Join(report.ChangesFormats, ", "))

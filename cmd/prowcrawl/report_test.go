@@ -119,7 +119,7 @@ func TestReportCommand(t *testing.T) {
 	if records[0][0] != "symptom_id" || len(records) < 2 || records[1][0] != "etcd-connection-refused" || records[1][15] != "flake" {
 		t.Errorf("CSV %q, want the etcd flake first", records[:min(2, len(records))])
 	}
-	if md := runReportCmd(t, "--db", dbPath, "--format", "markdown", "--by", "job", "--job", `4\.14.*aws-ovn`); !strings.Contains(md, "| Symptom | Job |") ||
+	if md := runReportCmd(t, "--db", dbPath, "--format", "markdown", "--by", "job", "--job", `4\.14.*aws-ovn`, "--min-runs", "1"); !strings.Contains(md, "| Symptom | Job |") ||
 		!strings.Contains(md, "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade") ||
 		strings.Contains(md, "4.13-e2e-aws-sdn-upgrade") {
 		t.Errorf("markdown by job for one job:\n%s", md)
@@ -151,6 +151,7 @@ func TestReportAssess(t *testing.T) {
 		"- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25; 1\n     left out) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%,\n     2026-10-20..2026-11-26), p = 0.008",
 		"https://prow.ci.openshift.org/view/gs/",
 		"a regression, not a flake",
+		"- No basis to compare with: 4.13 micro-downgrade never ran (4.14\n     micro-downgrade 83% (5/6",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("assessment lacks %q:\n%s", want, out)
@@ -160,6 +161,21 @@ func TestReportAssess(t *testing.T) {
 	if !strings.Contains(md, "#### Is this a regression?") || !strings.Contains(md, "- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25; 1 left out) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%, 2026-10-20..2026-11-26), p = 0.008") {
 		t.Errorf("markdown assessment:\n%s", md)
 	}
+	// In short: every edge where it is a regression or that shows it in most
+	// runs, the highest rate first: 5 of 6 runs of the micro downgrade
+	// before the regression of 4.13->4.14 (6 of 14).
+	var p struct {
+		Summary string `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--format", "json")), &p); err != nil {
+		t.Fatal(err)
+	}
+	wantSummary := "Most runs of 4.14 micro-downgrade show it: 83% (5/6, 95% CI 44-97%), with no basis to compare with: 4.13 micro-downgrade never ran; " +
+		"a regression on 4.13->4.14 minor: 43% of runs (6/14, 95% CI 21-67%) against 0% (0/14, 95% CI 0-22%) on 4.12->4.13 minor, p = 0.008."
+	if p.Summary != wantSummary {
+		t.Errorf("in short:\n%s\nwant\n%s", p.Summary, wantSummary)
+	}
+
 	var a struct {
 		Regression struct{ Answer string } `json:"is_it_a_regression"`
 		Flake      struct{ Answer string } `json:"does_it_look_like_a_flake"`
@@ -169,6 +185,57 @@ func TestReportAssess(t *testing.T) {
 	}
 	if a.Regression.Answer != "no" || a.Flake.Answer != "yes" {
 		t.Errorf("etcd-connection-refused: regression %q, flake %q; want no, yes", a.Regression.Answer, a.Flake.Answer)
+	}
+}
+
+// TestReportMinRuns: rows with fewer counted sample runs than --min-runs
+// are hidden from the table, and a footer counts them; the threshold is the
+// verdicts' too, so a lower one decides rows that had too few runs; a row
+// whose basis never ran says so.
+func TestReportMinRuns(t *testing.T) {
+	dbPath := demoDB(t)
+	out := runReportCmd(t, "--db", dbPath)
+	if !strings.Contains(out, "\nHidden: 21 rows with fewer than 10 counted runs in the sample (") {
+		t.Errorf("default table: no footer for the 21 rows of 4.14 micro-downgrade, 4.4 micro and 4.3->4.4 minor:\n%s", out)
+	}
+	for _, hidden := range []string{"4.14 micro-downgrade", "4.4 micro", "4.3->4.4 minor"} {
+		if strings.Contains(out, "  "+hidden+"  ") {
+			t.Errorf("default table shows %s, whose sample has fewer than 10 runs", hidden)
+		}
+	}
+	want := "etcd-connection-refused 4.12->4.13 minor release 4.12->4.13 minor 2026-10-20..2026-11-26 14 3 21.4% (7.6-47.6%) 0 " +
+		"4.11->4.12 minor - 0 0 - 0 - no basis (4.11->4.12 minor never ran)"
+	found := false
+	for line := range strings.Lines(out) {
+		found = found || strings.Join(strings.Fields(line), " ") == want
+	}
+	if !found || strings.Contains(out, "not enough runs") {
+		t.Errorf("want the row %q and no \"not enough runs\" (every basis shown has runs or never ran):\n%s", want, out)
+	}
+	if out := runReportCmd(t, "--db", dbPath, "--min-runs", "1"); strings.Contains(out, "Hidden:") {
+		t.Errorf("--min-runs 1 hides rows:\n%s", out)
+	}
+
+	insufficient := func(args ...string) int {
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(runReportCmd(t, append([]string{"--db", dbPath, "--format", "json", "--by", "job"}, args...)...)), &rows); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range rows {
+			if r["verdict"] == "insufficient" {
+				n++
+				if r["reason"] != "not enough runs" && !strings.HasPrefix(r["reason"].(string), "no basis (no counted run in ") {
+					t.Errorf("reason %q", r["reason"])
+				}
+			} else if r["reason"] != "" {
+				t.Errorf("a %s row with reason %q", r["verdict"], r["reason"])
+			}
+		}
+		return n
+	}
+	if def, three := insufficient(), insufficient("--min-runs", "3"); three >= def {
+		t.Errorf("--min-runs 3 leaves %d of %d job rows insufficient: the threshold did not reach the verdicts", three, def)
 	}
 }
 
@@ -191,6 +258,9 @@ func TestReportUsageErrors(t *testing.T) {
 		{[]string{"--since", "someday"}, "--since"},
 		{[]string{"--out", "/nonexistent/dir/r.html"}, "directory /nonexistent/dir does not exist"},
 		{[]string{"extra"}, "takes no arguments"},
+		{[]string{"--min-runs", "0"}, "--min-runs 0: a verdict needs at least 1 counted run"},
+		{[]string{"--assess", "pod-network-cross-node", "--min-runs", "-3"}, "--min-runs -3: a verdict needs at least 1 counted run"},
+		{[]string{"--changes", "--min-runs", "5"}, "--changes takes no --assess, --symptom, --job or --min-runs"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
