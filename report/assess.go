@@ -56,7 +56,11 @@ type Impacted struct {
 	// Untested are the edges a comparison needed that have no runs: not
 	// known to be unaffected.
 	Untested []string `json:"untested_edges"`
-	Text     string   `json:"answer"`
+	// Presubmits are the presubmit jobs whose runs show it: they test pull
+	// requests, not releases, so they are named here and counted in no
+	// edge, no variant and no impact.
+	Presubmits []Share `json:"presubmits"`
+	Text       string  `json:"answer"`
 }
 
 // Share is how many of a scope key's finished runs show the symptom.
@@ -320,18 +324,28 @@ func ranked(rates []db.SymptomRate) {
 }
 
 func impacted(rates []db.SymptomRate, minRuns int, block []string, variants []db.SymptomVerdict) Impacted {
-	im := Impacted{Block: block, Edges: []Share{}, Variants: []Share{}, NotSeen: []Share{}}
-	var edges, vars []db.SymptomRate
+	im := Impacted{Block: block, Edges: []Share{}, Variants: []Share{}, NotSeen: []Share{}, Presubmits: []Share{}}
+	var edges, vars, pres []db.SymptomRate
 	for _, r := range rates {
 		switch r.Scope {
 		case db.ScopeEdge:
 			edges = append(edges, r)
 		case db.ScopeVariant:
 			vars = append(vars, r)
+		case db.ScopePresubmit:
+			if r.RunsWith > 0 {
+				pres = append(pres, r)
+			}
 		}
 	}
 	ranked(edges)
 	ranked(vars)
+	ranked(pres)
+	for _, r := range pres {
+		s := share(r, minRuns)
+		s.Text = fmt.Sprintf("%s (%d of %d runs)", r.Key, r.RunsWith, r.FinishedRuns)
+		im.Presubmits = append(im.Presubmits, s)
+	}
 	for _, r := range edges {
 		if r.RunsWith > 0 {
 			im.Edges = append(im.Edges, share(r, minRuns))

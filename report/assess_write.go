@@ -365,8 +365,8 @@ func lowerFirst(s string) string {
 	return string(unicode.ToLower(r)) + s[n:]
 }
 
-// whoLines are the dates, jobs, first payload and untested edges of "who
-// is impacted", one line each.
+// whoLines are the dates, jobs, first payload, untested edges and
+// presubmits of "who is impacted", one line each.
 func whoLines(im Impacted) []string {
 	var out []string
 	if im.FirstSeen != "" {
@@ -377,6 +377,13 @@ func whoLines(im Impacted) []string {
 	}
 	if len(im.Untested) > 0 {
 		out = append(out, "Untested (no runs, so not known to be unaffected): "+strings.Join(im.Untested, ", ")+".")
+	}
+	if len(im.Presubmits) > 0 {
+		var jobs []string
+		for _, p := range im.Presubmits {
+			jobs = append(jobs, p.Text)
+		}
+		out = append(out, "Also seen in presubmits: "+strings.Join(jobs, ", ")+"; they test pull requests, not releases, and count in no edge's rate.")
 	}
 	return out
 }

@@ -151,6 +151,7 @@ func TestReportAssess(t *testing.T) {
 		"- Yes: 4.13->4.14 minor 43% (6/14, 95% CI 21-67%, 2026-11-10..2026-11-25; 1\n     left out) against 4.12->4.13 minor 0% (0/14, 95% CI 0-22%,\n     2026-10-20..2026-11-26), p = 0.008",
 		"https://prow.ci.openshift.org/view/gs/",
 		"a regression, not a flake",
+		"   - Also seen in presubmits:\n     pull-ci-openshift-ovn-kubernetes-master-e2e-aws-ovn-upgrade (6 of 6 runs);",
 		"- No basis to compare with: 4.13 micro-downgrade never ran (4.14\n     micro-downgrade 83% (5/6",
 	} {
 		if !strings.Contains(out, want) {
@@ -165,7 +166,20 @@ func TestReportAssess(t *testing.T) {
 	// runs, the highest rate first: 5 of 6 runs of the micro downgrade
 	// before the regression of 4.13->4.14 (6 of 14).
 	var p struct {
-		Summary string `json:"summary"`
+		Summary  string `json:"summary"`
+		Impacted struct {
+			Presubmits []struct {
+				Key      string `json:"key"`
+				Finished int    `json:"finished_runs"`
+				With     int    `json:"runs_with"`
+			} `json:"presubmits"`
+			Edges []struct {
+				Key string `json:"key"`
+			} `json:"edges"`
+		} `json:"who_is_impacted"`
+		Impact struct {
+			FinishedRuns int `json:"finished_runs"`
+		} `json:"what_is_the_impact"`
 	}
 	if err := json.Unmarshal([]byte(runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--format", "json")), &p); err != nil {
 		t.Fatal(err)
@@ -174,6 +188,19 @@ func TestReportAssess(t *testing.T) {
 		"a regression on 4.13->4.14 minor: 43% of runs (6/14, 95% CI 21-67%) against 0% (0/14, 95% CI 0-22%) on 4.12->4.13 minor, p = 0.008."
 	if p.Summary != wantSummary {
 		t.Errorf("in short:\n%s\nwant\n%s", p.Summary, wantSummary)
+	}
+	// The presubmit's runs are named, and counted in no edge and no impact.
+	if len(p.Impacted.Presubmits) != 1 || p.Impacted.Presubmits[0].Key != "pull-ci-openshift-ovn-kubernetes-master-e2e-aws-ovn-upgrade" ||
+		p.Impacted.Presubmits[0].Finished != 6 || p.Impacted.Presubmits[0].With != 6 {
+		t.Errorf("presubmits %+v, want the ovn-kubernetes one, 6 of 6 runs", p.Impacted.Presubmits)
+	}
+	for _, e := range p.Impacted.Edges {
+		if strings.HasPrefix(e.Key, "pull-") {
+			t.Errorf("a presubmit among the edges: %s", e.Key)
+		}
+	}
+	if p.Impact.FinishedRuns != 67 {
+		t.Errorf("impact counts %d finished runs, want the 67 of the releases' jobs, no presubmit", p.Impact.FinishedRuns)
 	}
 
 	var a struct {
