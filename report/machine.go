@@ -56,6 +56,10 @@ type Row struct {
 	BasisTo        string   `json:"basis_to"`
 	SampleLeftOut  int      `json:"sample_left_out"`
 	BasisLeftOut   int      `json:"basis_left_out"`
+	// The finished runs of each side that the rule's current version has
+	// not read yet: counted neither as showing it nor as not.
+	SampleUnclassified int `json:"sample_unclassified"`
+	BasisUnclassified  int `json:"basis_unclassified"`
 }
 
 // rowOf is v as a Row. Floats are rounded to six significant digits: the
@@ -72,6 +76,7 @@ func rowOf(v db.SymptomVerdict, bounded bool) Row {
 		SampleRateLow: round6(slo), SampleRateHigh: round6(shi), BasisRateLow: round6(blo), BasisRateHigh: round6(bhi),
 		SampleFrom: rfc3339(v.SampleFrom), SampleTo: rfc3339(v.SampleTo), BasisFrom: rfc3339(v.BasisFrom), BasisTo: rfc3339(v.BasisTo),
 		SampleLeftOut: v.SampleLeftOut, BasisLeftOut: v.BasisLeftOut,
+		SampleUnclassified: v.SampleUnclassified, BasisUnclassified: v.BasisUnclassified,
 	}
 }
 
@@ -98,7 +103,8 @@ var rowHeader = []string{"symptom_id", "title", "scope", "scope_key", "compariso
 	"basis_label", "basis_runs", "basis_hits", "basis_rate",
 	"delta_points", "p_value", "verdict", "bug",
 	"sample_rate_low", "sample_rate_high", "basis_rate_low", "basis_rate_high",
-	"sample_from", "sample_to", "basis_from", "basis_to", "sample_left_out", "basis_left_out", "reason"}
+	"sample_from", "sample_to", "basis_from", "basis_to", "sample_left_out", "basis_left_out", "reason",
+	"sample_unclassified", "basis_unclassified"}
 
 func (r Row) record() []string {
 	return []string{r.SymptomID, r.Title, r.Scope, r.ScopeKey, r.Comparison,
@@ -106,7 +112,8 @@ func (r Row) record() []string {
 		r.BasisLabel, strconv.Itoa(r.BasisRuns), strconv.Itoa(r.BasisHits), csvFloat(r.BasisRate),
 		csvFloat(r.DeltaPoints), csvFloat(r.PValue), r.Verdict, r.Bug,
 		csvFloat(r.SampleRateLow), csvFloat(r.SampleRateHigh), csvFloat(r.BasisRateLow), csvFloat(r.BasisRateHigh),
-		r.SampleFrom, r.SampleTo, r.BasisFrom, r.BasisTo, strconv.Itoa(r.SampleLeftOut), strconv.Itoa(r.BasisLeftOut), r.Reason}
+		r.SampleFrom, r.SampleTo, r.BasisFrom, r.BasisTo, strconv.Itoa(r.SampleLeftOut), strconv.Itoa(r.BasisLeftOut), r.Reason,
+		strconv.Itoa(r.SampleUnclassified), strconv.Itoa(r.BasisUnclassified)}
 }
 
 func csvFloat(f *float64) string {

@@ -177,16 +177,27 @@ const (
 	// reasonNoBasis: the basis has no counted run at all, so no number of
 	// sample runs would give a verdict.
 	reasonNoBasis = "no basis"
+	// reasonNotClassified: runs the rule's current version has not read
+	// yet (a rule added or changed after they were crawled) are missing
+	// from a side; reclassify or backfill --refetch evaluates them.
+	reasonNotClassified = "not classified yet"
 )
 
 // reason says why v has no verdict, with what it lacks: "no basis
 // (4.11->4.12 minor never ran)" when its basis counted no run, "not enough
-// runs" when a side has some, but too few. A decided verdict has none: "".
+// runs" when a side has some, but too few, "not classified yet (14 runs;
+// reclassify)" when the rule's current version has not read runs of it. A decided verdict has none: "".
 // bounded says that only some runs were counted (--since, --until, --job),
 // so an empty basis is empty in those bounds, not known never to have run.
 func reason(v db.SymptomVerdict, bounded bool) string {
 	if v.Verdict != analyze.VerdictInsufficient {
 		return ""
+	}
+	switch {
+	case v.SampleUnclassified > 0:
+		return fmt.Sprintf("%s (%s; reclassify)", reasonNotClassified, plural(v.SampleUnclassified, "run"))
+	case v.BasisUnclassified > 0 && v.BasisRuns < v.SampleRuns:
+		return fmt.Sprintf("%s (%s of %s; reclassify)", reasonNotClassified, plural(v.BasisUnclassified, "run"), v.BasisLabel)
 	}
 	if m := basisMissing(v, bounded); m != "" {
 		return reasonNoBasis + " (" + m + ")"
@@ -228,6 +239,8 @@ func verdictShort(v db.SymptomVerdict) string {
 		return v.Verdict
 	case strings.HasPrefix(r, reasonNoBasis):
 		return reasonNoBasis
+	case strings.HasPrefix(r, reasonNotClassified):
+		return reasonNotClassified
 	}
 	return r
 }
@@ -241,7 +254,9 @@ func (q Query) isBounded() bool { return !q.Since.IsZero() || !q.Until.IsZero() 
 func shownRows(d Data) (shown []db.SymptomVerdict, hidden int) {
 	least := d.Query.options().MinRuns
 	for _, v := range d.Rows {
-		if v.SampleRuns < least {
+		// A row whose runs the rule has not read yet is shown: it says
+		// what to do.
+		if v.SampleRuns < least && v.SampleUnclassified == 0 {
 			hidden++
 			continue
 		}

@@ -27,6 +27,11 @@ func TestReason(t *testing.T) {
 	}
 	window := release(254, 0, 0)
 	window.Comparison, window.BasisLabel = db.CompareWindow, "2026-10-22..2026-11-21"
+	unread := func(runs, unclassified, basisRuns, basisUnclassified int) db.SymptomVerdict {
+		v := release(runs, basisRuns, 0)
+		v.SampleUnclassified, v.BasisUnclassified = unclassified, basisUnclassified
+		return v
+	}
 	decided := release(20, 20, 0)
 	decided.Verdict = analyze.VerdictFlake
 	tests := []struct {
@@ -43,6 +48,9 @@ func TestReason(t *testing.T) {
 		{"few basis runs", release(254, 6, 0), false, "not enough runs"},
 		{"few sample runs", release(3, 20, 0), false, "not enough runs"},
 		{"a verdict", decided, false, ""},
+		{"a rule added after the crawl", unread(0, 14, 0, 14), false, "not classified yet (14 runs; reclassify)"},
+		{"some sample runs read", unread(3, 11, 20, 0), false, "not classified yet (11 runs; reclassify)"},
+		{"the basis not read", unread(20, 0, 0, 9), false, "not classified yet (9 runs of 4.11->4.12 minor; reclassify)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

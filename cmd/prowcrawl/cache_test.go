@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -132,7 +133,14 @@ func TestReclassifyFromCache(t *testing.T) {
 	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out = runOK(t, "reclassify", "--db", viaCache, "--rules", rules, "--now", "2026-12-01")
+	// A run left unclassified is a failure a cron sees: exit 1, one
+	// sentence, the summary and the run's link printed all the same.
+	var stdout, stderr bytes.Buffer
+	err = run(t.Context(), []string{"reclassify", "--db", viaCache, "--rules", rules, "--now", "2026-12-01"}, &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != 1 || !regexp.MustCompile(`reclassify: 1 of \d+ runs not classified again`).MatchString(stderr.String()) {
+		t.Errorf("reclassify with a damaged entry: exit %d, %q; want 1 and how many runs it left", code, stderr.String())
+	}
+	out = stdout.String()
 	if all, _ := log.reset(); all != 0 {
 		t.Fatalf("reclassify with a damaged entry made %d requests", all)
 	}

@@ -45,6 +45,11 @@ func TestRuleAddedAfterCrawl(t *testing.T) {
 	if n := countRows(t, dbPath, `SELECT count(*) FROM symptom_verdicts WHERE symptom_id = 'api-port-refused'`); n == 0 {
 		t.Error("no verdict of the new rule says that its runs are not classified yet")
 	}
+	// The report says so, and what to do.
+	if out := runOK(t, "report", "--db", dbPath, "--symptom", "api-port-refused", "--by", "job"); !strings.Contains(out, "not classified yet (") ||
+		!strings.Contains(out, "reclassify)") {
+		t.Errorf("report of the new rule before reclassify does not say its runs are not classified yet:\n%s", out)
+	}
 	// The built-in rules read every run: none of theirs is left out.
 	if n := countRows(t, dbPath, `SELECT count(*) FROM v_run_populations WHERE symptom_id <> 'api-port-refused' AND population = 'not classified yet'`); n != 0 {
 		t.Errorf("%d runs not classified by a built-in rule", n)
@@ -56,6 +61,9 @@ func TestRuleAddedAfterCrawl(t *testing.T) {
 	}
 	if n := countRows(t, dbPath, `SELECT count(*) FROM symptom_verdicts WHERE symptom_id = 'api-port-refused' AND sample_unclassified > 0`); n != 0 {
 		t.Errorf("%d verdicts still count runs not classified after reclassify", n)
+	}
+	if out := runOK(t, "report", "--db", dbPath, "--symptom", "api-port-refused", "--by", "job", "--min-runs", "1"); strings.Contains(out, "not classified yet") {
+		t.Errorf("report of the new rule after reclassify still says not classified yet:\n%s", out)
 	}
 }
 

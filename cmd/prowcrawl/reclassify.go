@@ -108,6 +108,12 @@ func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := runAnalysis(ctx, store, opts, stdout); err != nil {
 		return err
 	}
+	if len(missing) > 0 && !fetch {
+		// A cron must see it: those runs' rates read "not classified
+		// yet" for every rule of this reclassify until they are read.
+		return fmt.Errorf("reclassify: %d of %d runs not classified again (not whole in the cache); "+
+			"the rules count them as not classified yet until reclassify --fetch or backfill --refetch reads them", len(missing), sum.Runs)
+	}
 	return fetchErr
 }
 
