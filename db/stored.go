@@ -18,6 +18,9 @@ type StoredRun struct {
 	StartedAt    time.Time
 	Edge         Edge
 	FetchStatus  string
+	// UpgradeStarted is whether the run's upgrade began; nil when unknown,
+	// which counts as begun.
+	UpgradeStarted *bool
 }
 
 // RunFilter bounds StoredRuns by start time (zero for no bound).
@@ -30,7 +33,7 @@ type RunFilter struct {
 // again), in job and build order.
 func (d *DB) StoredRuns(ctx context.Context, f RunFilter) ([]StoredRun, error) {
 	q := `SELECT r.job, coalesce(j.type, ''), r.build_id, r.bucket, r.path, r.url, r.result, r.started_at,
-	coalesce(r.from_release, ''), coalesce(r.release, ''), coalesce(r.upgrade, ''), r.fetch_status
+	coalesce(r.from_release, ''), coalesce(r.release, ''), coalesce(r.upgrade, ''), r.fetch_status, r.upgrade_started
 FROM runs r LEFT JOIN jobs j ON j.name = r.job
 WHERE r.result <> 'pending' AND r.fetch_status IN ('complete', 'partial')`
 	var args []any
@@ -52,9 +55,13 @@ WHERE r.result <> 'pending' AND r.fetch_status IN ('complete', 'partial')`
 	for rows.Next() {
 		var r StoredRun
 		var started sql.NullString
+		var began sql.NullBool
 		if err := rows.Scan(&r.Job, &r.JobType, &r.BuildID, &r.Bucket, &r.Path, &r.URL, &r.Result, &started,
-			&r.Edge.From, &r.Edge.To, &r.Edge.Kind, &r.FetchStatus); err != nil {
+			&r.Edge.From, &r.Edge.To, &r.Edge.Kind, &r.FetchStatus, &began); err != nil {
 			return nil, fmt.Errorf("stored runs: %w", err)
+		}
+		if began.Valid {
+			r.UpgradeStarted = &began.Bool
 		}
 		if r.StartedAt, err = parseTime(started); err != nil {
 			return nil, err

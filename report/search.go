@@ -126,6 +126,12 @@ func WriteSearch(w io.Writer, r search.Result, format string) error {
 		return nil
 	}
 	fmt.Fprintln(w, "\nFinished runs that match, per job and edge (P: matching runs fail more often, one-sided Fisher exact test):")
+	leftOut := 0
+	for _, g := range r.Groups {
+		leftOut += g.LeftOut
+	}
+	fmt.Fprintf(w, "Counted: the finished runs searched whose upgrade began (%d left out: upgrade never began); a pattern is no rule, so every such run counts.\n",
+		leftOut)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tEDGE\tRUNS\tMATCH\tFAILED\tMATCH\tPASSED\tMATCH\tP")
 	for _, g := range r.Groups {

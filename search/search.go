@@ -59,10 +59,14 @@ type Group struct {
 	// presubmit job, "presubmit": its runs test a pull request's code and
 	// form a scope of their own, never an edge's.
 	Edge string
-	// Runs counts finished runs (success, failure, error) searched;
-	// Failed those that failed (failure, error), Passed those that
+	// Runs counts finished runs (success, failure, error) searched whose
+	// upgrade began (or is not known not to have), as every rate counts
+	// them; Failed those that failed (failure, error), Passed those that
 	// succeeded. Aborted runs are searched and listed but not counted.
 	Runs, Failed, Passed int
+	// LeftOut counts the finished runs searched whose upgrade never began:
+	// listed when they match, not counted.
+	LeftOut int
 	// Hits, FailedHits and PassedHits count those of them that matched.
 	Hits, FailedHits, PassedHits int
 	// P is the one-sided Fisher exact test's p-value of matching runs
@@ -160,6 +164,10 @@ func Search(ctx context.Context, c *cache.Cache, runs []db.StoredRun, opts Optio
 		}
 		failed, passed := r.Result == "failure" || r.Result == "error", r.Result == "success"
 		if !failed && !passed {
+			continue
+		}
+		if r.UpgradeStarted != nil && !*r.UpgradeStarted {
+			g.LeftOut++
 			continue
 		}
 		g.Runs++

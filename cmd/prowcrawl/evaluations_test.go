@@ -110,3 +110,23 @@ FROM v_run_populations WHERE population = 'counted' GROUP BY 1, 2 HAVING sum(sho
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestSearchCountsAsTheView: search's runs of a job are the runs every
+// rate counts (finished, upgrade begun; a pattern is in reach of every
+// run and reads every cached one), not every stored run, and it says so.
+func TestSearchCountsAsTheView(t *testing.T) {
+	dbPath := demoDB(t)
+	const job = "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade"
+	out := runOK(t, "search", "--db", dbPath, "i/o timeout")
+	if !strings.Contains(out, "Counted: the finished runs searched whose upgrade began (1 left out: upgrade never began)") {
+		t.Errorf("search does not say what it counted:\n%s", out)
+	}
+	counted := countRows(t, dbPath, `SELECT count(*) FROM v_run_populations WHERE symptom_id = 'etcd-connection-refused' AND job = '`+job+`' AND population = 'counted'`)
+	stored := countRows(t, dbPath, `SELECT count(*) FROM runs WHERE job = '`+job+`' AND result IN ('success', 'failure', 'error')`)
+	if counted == stored {
+		t.Fatal("every finished run of the job is counted: the test proves nothing")
+	}
+	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(job) + ` +4\.13->4\.14 minor +` + itoa(counted) + ` `).MatchString(out) {
+		t.Errorf("search does not count the job's %d counted runs:\n%s", counted, out)
+	}
+}
