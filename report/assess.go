@@ -285,7 +285,8 @@ func counted(in AssessInput) string {
 	if !in.Until.IsZero() {
 		s += " started before " + in.Until.UTC().Format(time.DateOnly)
 	}
-	return s + " (success, failure or error; not aborted or pending) whose upgrade began; presubmits only in their own scope, never in an edge"
+	return s + " (success, failure or error; not aborted or pending) whose upgrade began, in the rule's reach (its topologies) and read by " +
+		"its current version; presubmits only in their own scope, never in an edge"
 }
 
 func share(r db.SymptomRate, minRuns int) Share {
