@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/sourcegraph/conc"
 
@@ -96,7 +97,18 @@ func rows(file, source string, list []prow.Disruption) []db.RunDisruption {
 // recordDisruption keeps what parseDisruption found, and records its
 // problem, if any.
 func (r *reading) recordDisruption(f File, got []db.RunDisruption, err error) {
-	r.res.Disruptions = append(r.res.Disruptions, got...)
+	// A backend cannot be down for longer than the run lasted: such a row
+	// (an interval that ends in 2999, 9999h in a two-hour run) is a
+	// problem of the file, not disruption.
+	longest := r.longestDisruption()
+	for _, d := range got {
+		if d.Seconds > longest.Seconds() {
+			r.fail(f.Name(), "parse", fmt.Errorf("disruption %s%s: backend %s down for %.0f s, longer than the run can be (%s): left out",
+				r.run.Dir, f.Name(), d.Backend, d.Seconds, longest))
+			continue
+		}
+		r.res.Disruptions = append(r.res.Disruptions, d)
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrTooLarge):
@@ -154,4 +166,22 @@ func (r *reading) disruptions(ctx context.Context, p plan) {
 		}
 		r.recordDisruption(f, got, err)
 	}
+}
+
+// runMargin is how much longer than its recorded span a run's disruption
+// may last (the clocks of the run's start, its end and its monitor differ),
+// and unendedRun how long a run without a recorded end may have lasted.
+const (
+	runMargin  = time.Hour
+	unendedRun = 48 * time.Hour
+)
+
+// longestDisruption is the longest a backend of the run can have been
+// down: the run's span, plus a margin.
+func (r *reading) longestDisruption() time.Duration {
+	run := r.res.Record.Run
+	if !run.StartedAt.IsZero() && run.FinishedAt.After(run.StartedAt) {
+		return run.FinishedAt.Sub(run.StartedAt) + runMargin
+	}
+	return unendedRun + runMargin
 }

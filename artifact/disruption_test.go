@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +94,45 @@ func TestRunDisruption(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDisruptionLongerThanRun: a backend down for longer than its run
+// lasted (9999h in a two-hour run, an interval that ends in 2999) is a
+// parse problem of its file, and no row: it would drive every percentile
+// and verdict of disruption.
+func TestDisruptionLongerThanRun(t *testing.T) {
+	dir := "artifacts/e2e/openshift-e2e-test/artifacts/junit/"
+	for _, tc := range []struct {
+		name string
+		file File
+	}{
+		{"backend-disruption file", Bytes(dir+"backend-disruption_20261120-100000.json", []byte(`{"BackendDisruptions":{
+  "kube-api-new-connections":{"Name":"kube-api-new-connections","BackendName":"kube-api","ConnectionType":"New","DisruptedDuration":"9999h"},
+  "oauth-api-new-connections":{"Name":"oauth-api-new-connections","BackendName":"oauth-api","ConnectionType":"New","DisruptedDuration":"3s"}}}`))},
+		{"events file", Bytes(dir+"e2e-events_20261120-100000.json", fmt.Appendf(nil, `{"items":[
+  {"level":"Error","source":"Disruption","locator":{"type":"Disruption","keys":{"backend-disruption-name":"kube-api-new-connections","connection":"new","disruption":"kube-api"}},
+   "message":{"reason":"DisruptionBegan","humanMessage":"kube-api-new-connections stopped responding"},"from":%q,"to":"2999-01-01T00:00:00Z"},
+  {"level":"Error","source":"Disruption","locator":{"type":"Disruption","keys":{"backend-disruption-name":"oauth-api-new-connections","connection":"new","disruption":"oauth-api"}},
+   "message":{"reason":"DisruptionBegan","humanMessage":"oauth-api-new-connections stopped responding"},"from":%q,"to":%q}]}`,
+			t0.Add(time.Minute).Format(time.RFC3339), t0.Add(time.Minute).Format(time.RFC3339), t0.Add(time.Minute+3*time.Second).Format(time.RFC3339)))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Read(t.Context(), Run{Dir: "logs/job/1/", Files: append(meta("FAILURE"), tc.file)}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var backends []string
+			for _, d := range res.Disruptions {
+				backends = append(backends, fmt.Sprintf("%s %.0f", d.Backend, d.Seconds))
+			}
+			if !slices.Equal(backends, []string{"oauth-api-new-connections 3"}) {
+				t.Errorf("disruption rows %q, want only the 3 s of oauth-api", backends)
+			}
+			if len(res.Errors) != 1 || res.Errors[0].Kind != "parse" || res.Errors[0].Object != "logs/job/1/"+tc.file.Name() ||
+				!strings.Contains(res.Errors[0].Message, "kube-api-new-connections down for") || !strings.Contains(res.Errors[0].Message, "longer than the run") {
+				t.Errorf("problems %+v, want one parse problem of the kube-api backend", res.Errors)
+			}
+		})
 	}
 }

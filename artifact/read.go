@@ -279,7 +279,9 @@ func (r *reading) read(ctx context.Context) error {
 	}
 	var scan *classify.Scan
 	if r.opts.Rules != nil {
-		scan = r.opts.Rules.Begin(classify.RunInfo{Start: start, Topology: r.opts.Topology})
+		// Only a start read from started.json bounds the evidence times:
+		// one given by hand (a file's modification time) is a guess.
+		scan = r.opts.Rules.Begin(classify.RunInfo{Start: start, Topology: r.opts.Topology, StartGuessed: run.StartedAt.IsZero()})
 	}
 	tests := r.tests(ctx, p, scan)
 	for _, t := range tests {
@@ -387,6 +389,10 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 		}
 	}
 	scan.SetRun(tests, upgradeState)
+	for _, tp := range scan.OutOfRun() {
+		r.fail(tp.File, "parse", fmt.Errorf("classify %s%s: evidence dated %s, which cannot be the run's (it started %s): counted undated",
+			r.run.Dir, tp.File, tp.At.UTC().Format(time.RFC3339), r.res.Record.Run.StartedAt.UTC().Format(time.RFC3339)))
+	}
 	var out []db.RunSymptom
 	for _, m := range scan.Matches() {
 		file := m.File

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -74,5 +75,38 @@ error: dial tcp 10.0.61.116:2379: connect: connection refused
 				t.Errorf("at %v, last at %v, evidence %s:%d; want %v, %v, %s:%d", m.At, m.LastAt, m.File, m.Line, c.at, c.lastAt, c.file, c.line)
 			}
 		})
+	}
+}
+
+// TestOutOfRun: the files whose evidence bore a time the run cannot have
+// are listed, each with its first such time, for the caller to record as
+// a parse problem; a file dated within the run is not.
+func TestOutOfRun(t *testing.T) {
+	e := engineFor(t, `symptoms:
+  - id: etcd
+    title: etcd refused
+    files: [build-log.txt, "artifacts/**/build-log.txt"]
+    match:
+      - lines:
+          any: [':2379: connect: connection refused']
+`)
+	start := time.Date(2026, 11, 12, 12, 0, 0, 0, time.UTC)
+	s := e.Begin(RunInfo{Start: start})
+	for _, f := range []file{
+		{"build-log.txt", "I1112 12:30:00.000000 1 x.go:1] dial tcp 10.0.61.114:2379: connect: connection refused\n"},
+		{"artifacts/e2e/gather/build-log.txt", "I1120 09:00:00.000000 1 x.go:1] dial tcp 10.0.61.114:2379: connect: connection refused\n" +
+			"I1121 09:00:00.000000 1 x.go:1] dial tcp 10.0.61.115:2379: connect: connection refused\n"},
+	} {
+		if err := s.File(t.Context(), f.rel, strings.NewReader(f.content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := s.OutOfRun()
+	want := []TimeProblem{{File: "artifacts/e2e/gather/build-log.txt", At: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}}
+	if len(got) != 1 || got[0].File != want[0].File || !got[0].At.Equal(want[0].At) {
+		t.Errorf("out of the run: %+v, want %+v", got, want)
+	}
+	if m := s.Matches(); len(m) != 1 || m[0].Hits != 3 || !m[0].At.Equal(start.Add(30*time.Minute)) || !m[0].LastAt.Equal(m[0].At) {
+		t.Errorf("matches %+v: want 3 hits, dated by the one line within the run", m)
 	}
 }

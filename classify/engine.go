@@ -133,6 +133,10 @@ type RunInfo struct {
 	// timestamps of monitor and klog lines; a zero Start leaves their
 	// evidence undated.
 	Start time.Time
+	// StartGuessed says that Start is not the run's own (no started.json:
+	// a file's modification time): it dates year-less lines, but evidence
+	// times are not bounded by it.
+	StartGuessed bool
 	// Tests are the run's merged JUnit results.
 	Tests []prow.TestResult
 	// UpgradeState is clusterversion's history[0].state, or empty.

@@ -56,6 +56,10 @@ type Scan struct {
 	files int // files fed so far
 	state []matcherState
 	wins  map[int]*seqWindow // sequence state by matcher id, per file
+	// rel is the file being matched; outside the first time of each file
+	// that could not be the run's (OutOfRun).
+	rel     string
+	outside map[string]time.Time
 
 	// Reused between blocks.
 	hits       []hit
@@ -113,15 +117,40 @@ const (
 )
 
 // inRun is t when it can be a time of the run, else zero (undated). A scan
-// without the run's start bounds nothing.
+// without the run's own start (none, or a guessed one) bounds nothing.
 func (s *Scan) inRun(t time.Time) time.Time {
-	if t.IsZero() || s.info.Start.IsZero() {
+	if t.IsZero() || s.info.Start.IsZero() || s.info.StartGuessed {
 		return t
 	}
 	if t.Before(s.info.Start.Add(-runEarly)) || t.After(s.info.Start.Add(maxRunSpan)) {
+		if _, ok := s.outside[s.rel]; !ok {
+			if s.outside == nil {
+				s.outside = map[string]time.Time{}
+			}
+			s.outside[s.rel] = t
+		}
 		return time.Time{}
 	}
 	return t
+}
+
+// TimeProblem is a file whose evidence bore a time the run cannot have:
+// the evidence counted, undated. At is the first such time.
+type TimeProblem struct {
+	File string // relative to the run directory
+	At   time.Time
+}
+
+// OutOfRun lists, by file, the evidence times that could not be the
+// run's (more than an hour before its start, more than two days after):
+// a parse problem of the file, for the caller to record.
+func (s *Scan) OutOfRun() []TimeProblem {
+	out := make([]TimeProblem, 0, len(s.outside))
+	for f, at := range s.outside {
+		out = append(out, TimeProblem{File: f, At: at})
+	}
+	slices.SortFunc(out, func(a, b TimeProblem) int { return cmp.Compare(a.File, b.File) })
+	return out
 }
 
 // seen widens the matcher's span of dated evidence to t (zero: undated).
@@ -250,6 +279,7 @@ func (s *Scan) FileAt(ctx context.Context, rel string, order int, r io.Reader) e
 		return nil
 	}
 	s.files = max(s.files, order)
+	s.rel = rel
 	for _, m := range p.matchers {
 		if m.kind == kindSequence {
 			delete(s.wins, m.id)

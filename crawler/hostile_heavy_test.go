@@ -132,9 +132,11 @@ func hugeRun(t *testing.T, log generated) (Source, string) {
 	return &genSource{Source: root, gen: map[string]generated{dir + "build-log.txt": log}}, dir
 }
 
-const hugeLogBlock = `Jan 12 20:58:46.230 I ns/openshift-etcd pod/etcd-ip-10-0-1-2 node/ip-10-0-1-2 reason/Created
-Jan 12 20:58:47.001 W ns/openshift-kube-apiserver pod/kube-apiserver-ip-10-0-1-2 node/ip-10-0-1-2 reason/ProbeError Readiness probe error: HTTP probe failed with statuscode: 500
-I1118 03:11:02.941578       1 clientconn.go:1120] grpc: addrConn.createTransport failed to connect to {https://10.0.61.114:2380 0 <nil>}
+// The lines are dated within the run (it starts Nov 20 10:00): a time it
+// cannot have is a parse problem.
+const hugeLogBlock = `Nov 20 10:58:46.230 I ns/openshift-etcd pod/etcd-ip-10-0-1-2 node/ip-10-0-1-2 reason/Created
+Nov 20 10:58:47.001 W ns/openshift-kube-apiserver pod/kube-apiserver-ip-10-0-1-2 node/ip-10-0-1-2 reason/ProbeError Readiness probe error: HTTP probe failed with statuscode: 500
+I1120 10:11:02.941578       1 clientconn.go:1120] grpc: addrConn.createTransport failed to connect to {https://10.0.61.114:2380 0 <nil>}
 STEP: Destroying namespace "e2e-test-1234" for this suite.
 ` + "\x1b[1mpassed\x1b[0m [sig-network] Services should serve a basic endpoint from pods\n"
 
