@@ -147,6 +147,9 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	if err := opts.validate(); err != nil {
 		return Summary{}, err
 	}
+	if err := checkNow(ctx, store, opts.Now, time.Now()); err != nil {
+		return Summary{}, err
+	}
 	all, err := computeAll(ctx, store, opts)
 	if err != nil {
 		return Summary{}, err
@@ -167,6 +170,27 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// checkNow refuses an end of the sample window that no stored run can be
+// compared at: before the oldest run stored, or more than a day after the
+// clock. Every window would then be empty, and every verdict with it.
+func checkNow(ctx context.Context, store *db.DB, now, clock time.Time) error {
+	if now.IsZero() {
+		return nil
+	}
+	if now.After(clock.Add(24 * time.Hour)) {
+		return fmt.Errorf("%w: now %s is more than a day after the clock", ErrOptions, now.UTC().Format(time.RFC3339))
+	}
+	oldest, err := store.OldestRunStart(ctx)
+	if err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	if !oldest.IsZero() && now.Before(oldest) {
+		return fmt.Errorf("%w: now %s is before the oldest run stored (%s)", ErrOptions,
+			now.UTC().Format(time.RFC3339), oldest.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // whole is an analysis of every run, with what the regression lifecycle

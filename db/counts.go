@@ -148,6 +148,21 @@ WHERE r.started_at IS NOT NULL AND `+plausibleSQL("+r.started_at")+cond+` ORDER 
 	return t, nil
 }
 
+// OldestRunStart returns the start time of the oldest run stored whose
+// start a run can have, or the zero time when there is none.
+func (d *DB) OldestRunStart(ctx context.Context) (time.Time, error) {
+	var oldest sql.NullString
+	if err := d.db.QueryRowContext(ctx, `SELECT r.started_at FROM runs r
+WHERE r.started_at IS NOT NULL AND `+plausibleSQL("+r.started_at")+` ORDER BY r.started_at LIMIT 1`).Scan(&oldest); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, fmt.Errorf("oldest run: %w", err)
+	}
+	t, err := parseTime(oldest)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("oldest run: %w", err)
+	}
+	return t, nil
+}
+
 // startedRun is the SQL condition on runs r that the run's upgrade began or
 // is not known not to have: the runs a rate counts.
 const startedRun = `r.upgrade_started IS NOT 0`

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openshift-eng/prowcrawl"
 )
@@ -129,4 +130,23 @@ func TestSearchCountsAsTheView(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(job) + ` +4\.13->4\.14 minor +` + itoa(counted) + ` `).MatchString(out) {
 		t.Errorf("search does not count the job's %d counted runs:\n%s", counted, out)
 	}
+}
+
+// TestAnalyzeNowBounded: an end of the sample window before every stored
+// run, or days after the clock, would empty every window: a usage error
+// (exit 2, one sentence), and nothing stored changes.
+func TestAnalyzeNowBounded(t *testing.T) {
+	dbPath := demoDB(t)
+	before := countRows(t, dbPath, `SELECT count(*) FROM symptom_verdicts`)
+	for _, now := range []string{"1900-01-01", time.Now().AddDate(0, 0, 3).Format(time.DateOnly)} {
+		var stdout, stderr strings.Builder
+		err := run(t.Context(), []string{"analyze", "--db", dbPath, "--now", now}, &stdout, &stderr)
+		if code := exitCode(err, &stderr); code != 2 || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 || !strings.Contains(stderr.String(), "now ") {
+			t.Errorf("analyze --now %s: exit %d, %q; want 2 and one sentence", now, code, stderr.String())
+		}
+	}
+	if after := countRows(t, dbPath, `SELECT count(*) FROM symptom_verdicts`); after != before || before == 0 {
+		t.Errorf("verdicts %d, then %d: a refused analysis changed them", before, after)
+	}
+	runOK(t, "analyze", "--db", dbPath, "--now", "2026-12-01")
 }
