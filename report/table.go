@@ -197,7 +197,8 @@ func bounded(q Query) string {
 
 // countedRows says what the rows count, under the table.
 func countedRows(d Data) string {
-	s := "Counted: " + bounded(d.Query) + " whose upgrade began (LEFT OUT: the runs whose upgrade never began); presubmits only in their own scope."
+	s := "Counted: " + bounded(d.Query) + " whose upgrade began (LEFT OUT: the runs whose upgrade never began), in each rule's reach, " +
+		"read by its current version; presubmits only in their own scope."
 	if d.Query.by() == db.ScopeJob || d.Query.by() == db.ScopePresubmit {
 		s += " Windows: " + d.Window + "."
 	}
