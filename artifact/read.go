@@ -66,6 +66,9 @@ type Result struct {
 	// Partial says an object could not be read (as opposed to being
 	// malformed or too large): the run should be read again.
 	Partial bool
+	// Networks are the cluster's own networks, from gather-extra's
+	// config-resources.json; zero when the run does not say.
+	Networks prow.Networks
 }
 
 // Read reads a run: its metadata, then, once it is finished, its tests,
@@ -101,6 +104,7 @@ type plan struct {
 	started, prowjob, finished File
 	junits                     []File
 	cv                         File
+	network                    File // config-resources.json
 	scanned                    []File // the files a rule reads, besides the JUnit files
 	order                      map[string]int
 	reads                      map[string]bool // by name: a rule reads it
@@ -129,6 +133,9 @@ func (r *reading) plan() plan {
 		junit := isJUnit(name, r.opts.Loose)
 		if junit {
 			p.junits = append(p.junits, f)
+		}
+		if isConfigResources(name, r.opts.Loose) && p.network == nil {
+			p.network = f
 		}
 		if isClusterVersion(name, r.opts.Loose) && (p.cv == nil || (strings.Contains(name, "/gather-extra/") && !strings.Contains(p.cv.Name(), "/gather-extra/"))) {
 			p.cv = f
@@ -163,6 +170,9 @@ func (p plan) rest() []File {
 	out := slices.Clip(p.junits)
 	if p.cv != nil && !slices.Contains(out, p.cv) {
 		out = append(out, p.cv)
+	}
+	if p.network != nil && !slices.Contains(out, p.network) {
+		out = append(out, p.network)
 	}
 	for _, f := range p.scanned {
 		if f != p.cv {
@@ -277,11 +287,21 @@ func (r *reading) read(ctx context.Context) error {
 		release()
 		release = r.ahead(ctx, p.rest())
 	}
+	// The cluster's own networks decide which addresses are pods': read
+	// them before any file is matched. A file that cannot be read or
+	// parsed is recorded, and the run is matched as one that says nothing.
+	if p.network != nil {
+		_ = r.json(ctx, p.network, func(b []byte) (err error) {
+			r.res.Networks, err = prow.ParseNetworks(b)
+			return err
+		})
+	}
 	var scan *classify.Scan
 	if r.opts.Rules != nil {
 		// Only a start read from started.json bounds the evidence times:
 		// one given by hand (a file's modification time) is a guess.
-		scan = r.opts.Rules.Begin(classify.RunInfo{Start: start, Topology: r.opts.Topology, StartGuessed: run.StartedAt.IsZero()})
+		scan = r.opts.Rules.Begin(classify.RunInfo{Start: start, Topology: r.opts.Topology, StartGuessed: run.StartedAt.IsZero(),
+			ClusterNetworks: r.res.Networks.Cluster})
 	}
 	tests := r.tests(ctx, p, scan)
 	for _, t := range tests {
@@ -413,6 +433,12 @@ func isJUnit(rel string, loose bool) bool {
 	}
 	base := path.Base(rel)
 	return strings.HasSuffix(base, ".xml") && strings.Contains(base, "junit")
+}
+
+// isConfigResources matches gather-extra's config-resources.json, which
+// holds the cluster's network.config.openshift.io.
+func isConfigResources(rel string, loose bool) bool {
+	return (loose || strings.HasPrefix(rel, "artifacts/")) && path.Base(rel) == "config-resources.json"
 }
 
 // isClusterVersion matches clusterversion.json: gather-extra's in

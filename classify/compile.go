@@ -223,7 +223,8 @@ func (c *ruleChecker) matcher(path string, m Matcher) *compiledMatcher {
 
 // lines compiles a lines matcher.
 func (c *ruleChecker) lines(path string, l *LinesMatcher) *linesProgram {
-	p := &linesProgram{cidr: l.CIDR}
+	p := &linesProgram{cidr: l.CIDR, cluster: l.ClusterCIDR}
+	checksIP := len(l.CIDR) > 0 || l.ClusterCIDR
 	if len(l.Any) == 0 && len(l.All) == 0 {
 		c.add(path, "lines needs any or all")
 	}
@@ -234,14 +235,14 @@ func (c *ruleChecker) lines(path string, l *LinesMatcher) *linesProgram {
 			continue
 		}
 		group := -1
-		if len(l.CIDR) > 0 {
+		if checksIP {
 			if group = re.SubexpIndex(ipGroup); group < 0 {
 				c.add(ipath, "cidr is set but `%s` has no (?P<ip>...) group", s)
 			}
 		}
 		p.any = append(p.any, anyRegex{re: re, ipGroup: group})
 	}
-	if len(l.Any) == 0 && len(l.CIDR) > 0 {
+	if len(l.Any) == 0 && checksIP {
 		c.add(path+".cidr", "cidr needs any regexes with a (?P<ip>...) group")
 	}
 	for i, s := range l.All {

@@ -137,6 +137,11 @@ type RunInfo struct {
 	// a file's modification time): it dates year-less lines, but evidence
 	// times are not bounded by it.
 	StartGuessed bool
+	// ClusterNetworks are the run's own pod networks (its
+	// network.config.openshift.io clusterNetwork CIDRs, IPv4 and IPv6),
+	// which a rule's `cidr: [cluster]` reads; empty when the run does not
+	// say, which is DefaultClusterNetwork.
+	ClusterNetworks []netip.Prefix
 	// Tests are the run's merged JUnit results.
 	Tests []prow.TestResult
 	// UpgradeState is clusterversion's history[0].state, or empty.
@@ -239,7 +244,13 @@ type linesProgram struct {
 	any      []anyRegex
 	all, not []*regexp.Regexp
 	cidr     []netip.Prefix
+	// cluster adds the run's cluster networks to cidr (ClusterCIDR).
+	cluster bool
 }
+
+// checksIP says whether the lines' "ip" groups must hold an address of
+// some network.
+func (l *linesProgram) checksIP() bool { return len(l.cidr) > 0 || l.cluster }
 
 // anyRegex is an "any" regex and the index of its "ip" group (-1: none).
 type anyRegex struct {
@@ -292,11 +303,14 @@ type probe struct {
 	kind    probeKind
 	matcher *compiledMatcher
 	re      *regexp.Regexp
-	fast    *fastRegexp  // re, asked through its automaton
-	cidr    *lazyDFA     // re with its ip group made an address of the cidr, or nil
-	group   *groupFinder // finds what re's first match captures in its ip group, or nil
-	ipGroup int
-	lits    [][]string
+	fast    *fastRegexp // re, asked through its automaton
+	cidr    *lazyDFA    // re with its ip group made an address of the cidr, or nil
+	// cidrDefault says that cidr was made with DefaultClusterNetwork for
+	// the run's cluster networks: it filters only runs on that network.
+	cidrDefault bool
+	group       *groupFinder // finds what re's first match captures in its ip group, or nil
+	ipGroup     int
+	lits        [][]string
 }
 
 // probesOf returns the probes of a lines or sequence matcher.
@@ -306,8 +320,13 @@ func probesOf(m *compiledMatcher) []*probe {
 	case kindLines:
 		for _, a := range m.lines.any {
 			pr := &probe{kind: probeAny, matcher: m, re: a.re, ipGroup: a.ipGroup, lits: requiredLiterals(a.re.String())}
-			if a.ipGroup >= 0 && len(m.lines.cidr) > 0 {
-				pr.cidr = cidrDFA(a.re.String(), a.ipGroup, m.lines.cidr)
+			if a.ipGroup >= 0 && m.lines.checksIP() {
+				nets := m.lines.cidr
+				if m.lines.cluster {
+					nets = append(slices.Clone(nets), DefaultClusterNetwork)
+					pr.cidrDefault = true
+				}
+				pr.cidr = cidrDFA(a.re.String(), a.ipGroup, nets)
 				pr.group = newGroupFinder(a.re.String(), a.ipGroup)
 			}
 			out = append(out, pr)

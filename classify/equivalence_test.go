@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,11 @@ func naiveText(e *Engine, start time.Time, content []byte) []naiveResult {
 			case kindLines:
 				ok := len(m.lines.any) == 0
 				for _, a := range m.lines.any {
-					if naiveAny(a, line, m.lines.cidr) {
+					cidr := m.lines.cidr
+					if m.lines.cluster {
+						cidr = append(slices.Clone(cidr), DefaultClusterNetwork)
+					}
+					if naiveAny(a, line, cidr) {
 						ok = true
 						break
 					}

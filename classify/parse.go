@@ -385,9 +385,13 @@ func (p *ruleParser) matcher(n *yaml.Node, path string) Matcher {
 				Min: p.count(g["min"], sub+".min"),
 			}
 			for i, s := range p.strs(g["cidr"], sub+".cidr") {
+				if strings.TrimSpace(s) == "cluster" {
+					l.ClusterCIDR = true
+					continue
+				}
 				pf, err := netip.ParsePrefix(strings.TrimSpace(s))
 				if err != nil {
-					p.errorLine(p.line(fmt.Sprintf("%s.cidr[%d]", sub, i), n), fmt.Sprintf("%s.cidr[%d]", sub, i), "bad CIDR %q: want a network such as 10.128.0.0/14", s)
+					p.errorLine(p.line(fmt.Sprintf("%s.cidr[%d]", sub, i), n), fmt.Sprintf("%s.cidr[%d]", sub, i), "bad CIDR %q: want a network such as 10.128.0.0/14, or cluster (the run's own)", s)
 					continue
 				}
 				l.CIDR = append(l.CIDR, pf.Masked())

@@ -65,7 +65,16 @@ type LinesMatcher struct {
 	// CIDR, when set, requires the group named "ip" of the matching Any
 	// regex to hold an address inside one of these networks.
 	CIDR []netip.Prefix
+	// ClusterCIDR (`cidr: [cluster]` in a rules file) adds the run's own
+	// cluster networks to CIDR, IPv4 and IPv6 (RunInfo.ClusterNetworks),
+	// or DefaultClusterNetwork when the run does not say what they are.
+	ClusterCIDR bool `json:",omitempty"`
 }
+
+// DefaultClusterNetwork is the cluster network an OpenShift cluster is
+// installed with unless told otherwise: the pod network of a run that does
+// not say what its own is.
+var DefaultClusterNetwork = netip.MustParsePrefix("10.128.0.0/14")
 
 // EventsMatcher matches the items of events, intervals and timelines JSON
 // files. Each set regex must match its field.

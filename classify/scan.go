@@ -60,6 +60,10 @@ type Scan struct {
 	// that could not be the run's (OutOfRun).
 	rel     string
 	outside map[string]time.Time
+	// cluster are the run's cluster networks (DefaultClusterNetwork when
+	// it does not say); ownNetwork says that the run said.
+	cluster    []netip.Prefix
+	ownNetwork bool
 
 	// Reused between blocks.
 	hits       []hit
@@ -204,7 +208,11 @@ func (a *evidence) before(b *evidence) bool {
 // Begin starts the scan of one run and matches what info holds (tests and
 // upgrade state). Those can also be given later, with SetRun.
 func (e *Engine) Begin(info RunInfo) *Scan {
-	s := &Scan{e: e, info: info, state: make([]matcherState, len(e.matchers)), wins: make(map[int]*seqWindow)}
+	s := &Scan{e: e, info: info, state: make([]matcherState, len(e.matchers)), wins: make(map[int]*seqWindow),
+		cluster: []netip.Prefix{DefaultClusterNetwork}}
+	if len(info.ClusterNetworks) > 0 {
+		s.cluster, s.ownNetwork = info.ClusterNetworks, true
+	}
 	s.SetRun(info.Tests, info.UpgradeState)
 	return s
 }
@@ -773,7 +781,7 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 	if st.decided == s.serial {
 		return
 	}
-	if pr.kind == probeAny && !s.matchAny(pr, line, m.lines.cidr) {
+	if pr.kind == probeAny && !s.matchAny(pr, line, s.cidrOf(m.lines)) {
 		return
 	}
 	st.decided = s.serial
@@ -804,6 +812,18 @@ func (s *Scan) linesProbe(f *fileState, pr *probe, line []byte, start int) {
 	}
 }
 
+// cidrOf are the networks the "ip" groups of l must hold an address of, in
+// this run: its own cluster networks when l says cluster.
+func (s *Scan) cidrOf(l *linesProgram) []netip.Prefix {
+	switch {
+	case !l.cluster:
+		return l.cidr
+	case len(l.cidr) == 0:
+		return s.cluster
+	}
+	return append(slices.Clone(l.cidr), s.cluster...)
+}
+
 // matchAny reports whether an "any" regex matches line, with its "ip"
 // group inside one of cidr when that is set.
 func (s *Scan) matchAny(pr *probe, line []byte, cidr []netip.Prefix) bool {
@@ -815,7 +835,7 @@ func (s *Scan) matchAny(pr *probe, line []byte, cidr []netip.Prefix) bool {
 			return found
 		}
 	}
-	if pr.cidr != nil {
+	if pr.cidr != nil && (!pr.cidrDefault || !s.ownNetwork) {
 		if m, ok := dfaMatchText(s.cache(pr.cidr), line); ok && !m {
 			return false
 		}
