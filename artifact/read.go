@@ -104,7 +104,7 @@ type plan struct {
 	started, prowjob, finished File
 	junits                     []File
 	cv                         File
-	network                    File // config-resources.json
+	network                    File   // config-resources.json
 	scanned                    []File // the files a rule reads, besides the JUnit files
 	order                      map[string]int
 	reads                      map[string]bool // by name: a rule reads it
