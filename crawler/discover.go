@@ -208,7 +208,13 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	// Sequential ids encode no time: search for the first run in the window.
 	floor := int64(0)
 	if !j.presubmit && !(incremental && hasCursor) {
-		floor = c.sequentialFloor(ctx, j.prefix, sequentialIDs(ents, j.prefix), since)
+		starts := make(map[int64]time.Time, len(states))
+		for id, st := range states {
+			if !st.StartedAt.IsZero() {
+				starts[id] = st.StartedAt
+			}
+		}
+		floor = c.sequentialFloor(ctx, j.prefix, sequentialIDs(ents, j.prefix), since, starts)
 	}
 
 	plan := &jobPlan{job: j.name}

@@ -28,8 +28,10 @@ const (
 // started.json of about log2(len(ids)) runs finds the first in the window;
 // without it, the first crawl of an old job would read its whole history.
 // ids are ascending; 0 means every id (too few to search). Each run read is
-// still checked against the window once its started.json is read.
-func (c *Crawler) sequentialFloor(ctx context.Context, prefix string, ids []int64, since time.Time) int64 {
+// still checked against the window once its started.json is read. stored
+// are the start times the database holds of the job's runs: a run stored
+// is never read again to learn when it started.
+func (c *Crawler) sequentialFloor(ctx context.Context, prefix string, ids []int64, since time.Time, stored map[int64]time.Time) int64 {
 	if since.IsZero() || len(ids) < minProbe {
 		return 0
 	}
@@ -37,7 +39,10 @@ func (c *Crawler) sequentialFloor(ctx context.Context, prefix string, ids []int6
 	// cannot be read counts as inside: the search then only goes lower,
 	// and reads more, never fewer, runs than it should.
 	i, _ := slices.BinarySearchFunc(ids, since, func(id int64, since time.Time) int {
-		started, ok := c.startOf(ctx, prefix+strconv.FormatInt(id, 10)+"/started.json")
+		started, ok := stored[id]
+		if !ok || started.IsZero() {
+			started, ok = c.startOf(ctx, prefix+strconv.FormatInt(id, 10)+"/started.json")
+		}
 		if ok && started.Before(since) {
 			return -1
 		}
