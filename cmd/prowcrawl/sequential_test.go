@@ -30,12 +30,19 @@ func TestSequentialJobNotReread(t *testing.T) {
 			"started.json":  fmt.Sprintf(`{"timestamp":%d}`, at.Unix()),
 			"finished.json": fmt.Sprintf(`{"timestamp":%d,"passed":true,"result":"SUCCESS"}`, at.Add(2*time.Hour).Unix()),
 		} {
+			// copyTree links files: the link goes first, or the sample
+			// itself would be written.
+			if err := os.Remove(filepath.Join(run, name)); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(filepath.Join(run, name), []byte(body), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	os.WriteFile(filepath.Join(dir, "logs", job, "latest-build.txt"), []byte("14048"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "logs", job, "latest-build.txt"), []byte("14048"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var log requestLog
 	emulate(t, bucket, dir, log.wrap)
 	dbPath := filepath.Join(t.TempDir(), "prowcrawl.db")
