@@ -268,12 +268,12 @@ func (t *tally) addHits(g db.SymptomGroup) {
 // job's only in its presubmit scope; another job's in the job scope, and
 // when the release is known, in the edge and the variant (RunKeys, the one
 // definition of those keys).
-func keysOfJob(j db.Job, rel, from, kind string) ([]scopeKey, db.Variant) {
-	if j.Type == db.TypePresubmit {
-		return []scopeKey{{db.ScopePresubmit, j.Name}}, db.Variant{}
+func keysOfJob(j prowcrawl.Job, rel, from, kind string) ([]scopeKey, prowcrawl.Variant) {
+	if j.Type == prowcrawl.TypePresubmit {
+		return []scopeKey{{db.ScopePresubmit, j.Name}}, prowcrawl.Variant{}
 	}
 	keys := []scopeKey{{db.ScopeJob, j.Name}}
-	edge, variant := db.RunKeys(j, rel, from, kind)
+	edge, variant := prowcrawl.RunKeys(j, rel, from, kind)
 	if edge.String() == "" {
 		return keys, variant
 	}
@@ -282,15 +282,15 @@ func keysOfJob(j db.Job, rel, from, kind string) ([]scopeKey, db.Variant) {
 
 // keysOf is keysOfJob of the job named job whose row is j (j.Name may be
 // empty).
-func keysOf(job, rel, from, kind string, j db.Job) []scopeKey {
+func keysOf(job, rel, from, kind string, j prowcrawl.Job) []scopeKey {
 	j.Name = job
 	keys, _ := keysOfJob(j, rel, from, kind)
 	return keys
 }
 
 // jobAttrs are the jobs rows of the counts' jobs.
-func jobAttrs(c db.AnalysisCounts) map[string]db.Job {
-	jobs := make(map[string]db.Job, len(c.Runs))
+func jobAttrs(c db.AnalysisCounts) map[string]prowcrawl.Job {
+	jobs := make(map[string]prowcrawl.Job, len(c.Runs))
 	for _, g := range c.Runs {
 		jobs[g.Job] = g.JobRow()
 	}
@@ -309,16 +309,16 @@ type scopeCounts struct {
 	hits                   map[string]map[scopeKey]*tally // by symptom
 	// edges are the edge and variant keys by their structure, to find a
 	// key's basis.
-	edges map[scopeKey]db.Variant
+	edges map[scopeKey]prowcrawl.Variant
 	known []release // every release seen, for the release before an X.0
 	// jobs are the jobs rows of the groups' jobs.
-	jobs map[string]db.Job
+	jobs map[string]prowcrawl.Job
 }
 
 func sumScopes(c db.AnalysisCounts) scopeCounts {
-	s := scopeCounts{runs: map[scopeKey]*tally{}, hits: map[string]map[scopeKey]*tally{}, edges: map[scopeKey]db.Variant{},
+	s := scopeCounts{runs: map[scopeKey]*tally{}, hits: map[string]map[scopeKey]*tally{}, edges: map[scopeKey]prowcrawl.Variant{},
 		ruleRuns: map[string]map[scopeKey]*tally{}, unclassified: map[string]map[scopeKey]*tally{},
-		jobs: map[string]db.Job{}}
+		jobs: map[string]prowcrawl.Job{}}
 	for _, symptom := range c.Symptoms {
 		s.ruleRuns[symptom] = map[scopeKey]*tally{}
 		s.unclassified[symptom] = map[scopeKey]*tally{}
@@ -340,7 +340,7 @@ func sumScopes(c db.AnalysisCounts) scopeCounts {
 			}
 			switch k.scope {
 			case db.ScopeEdge:
-				s.edges[k] = db.Variant{Edge: variant.Edge}
+				s.edges[k] = prowcrawl.Variant{Edge: variant.Edge}
 			case db.ScopeVariant:
 				s.edges[k] = variant
 			}
@@ -511,7 +511,7 @@ func symptomRates(symptoms []string, s scopeCounts) []db.SymptomRate {
 // weeklyRates are each symptom's rate per edge and week, consecutive weeks
 // with fewer than MinWeekRuns runs merged into one point.
 func weeklyRates(c db.AnalysisCounts) map[string][]db.WeeklyRate {
-	jobs := map[string]db.Job{}
+	jobs := map[string]prowcrawl.Job{}
 	for _, g := range c.Runs {
 		jobs[g.Job] = g.JobRow()
 	}
@@ -524,10 +524,10 @@ func weeklyRates(c db.AnalysisCounts) map[string][]db.WeeklyRate {
 	weeks := map[weekKey]*week{}
 	for _, g := range c.Weeks {
 		j, ok := jobs[g.Job]
-		if !ok || j.Type == db.TypePresubmit {
+		if !ok || j.Type == prowcrawl.TypePresubmit {
 			continue
 		}
-		edge, _ := db.RunKeys(j, g.Release, g.FromRelease, g.Upgrade)
+		edge, _ := prowcrawl.RunKeys(j, g.Release, g.FromRelease, g.Upgrade)
 		if edge.String() == "" {
 			continue
 		}
@@ -615,7 +615,7 @@ func cutWeek(s string) (year, week string, ok bool) {
 
 // flakeRates sums the tests' groups by job and edge into every scope key.
 func flakeRates(c db.AnalysisCounts) []db.TestFlakeRate {
-	jobs := map[string]db.Job{}
+	jobs := map[string]prowcrawl.Job{}
 	for _, g := range c.Runs {
 		jobs[g.Job] = g.JobRow()
 	}
@@ -627,7 +627,7 @@ func flakeRates(c db.AnalysisCounts) []db.TestFlakeRate {
 	for _, g := range c.Tests {
 		j, ok := jobs[g.Job]
 		if !ok {
-			j = db.Job{Name: g.Job}
+			j = prowcrawl.Job{Name: g.Job}
 		}
 		keys, _ := keysOfJob(j, g.Release, g.FromRelease, g.Upgrade)
 		for _, k := range keys {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
@@ -44,7 +45,7 @@ func openStore(t testing.TB) *db.DB {
 
 // upgradeJob is a periodic upgrade job from release from to release to, as
 // the crawler derives it from the name. A z-stream has from == to.
-func upgradeJob(from, to, kind, platform, network string) db.Job {
+func upgradeJob(from, to, kind, platform, network string) prowcrawl.Job {
 	name := fmt.Sprintf("periodic-ci-openshift-release-master-ci-%s-upgrade-from-stable-%s-e2e-%s-%s-upgrade",
 		to, from, platform, network)
 	if from == to {
@@ -53,7 +54,7 @@ func upgradeJob(from, to, kind, platform, network string) db.Job {
 	if network == "" {
 		name = strings.ReplaceAll(name, "--", "-")
 	}
-	return db.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
+	return prowcrawl.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
 		Platform: platform, Network: network, Arch: "amd64", Topology: "ha"}
 }
 
@@ -62,7 +63,7 @@ type planter struct {
 	t     testing.TB
 	d     *db.DB
 	build int64
-	recs  []db.Record
+	recs  []prowcrawl.Record
 }
 
 func newPlanter(t testing.TB, d *db.DB) *planter {
@@ -71,7 +72,7 @@ func newPlanter(t testing.TB, d *db.DB) *planter {
 
 // run adds one run of job j, on the job's edge, started at start, showing
 // the symptoms.
-func (p *planter) run(j db.Job, result string, start time.Time, symptomIDs ...string) *db.Record {
+func (p *planter) run(j prowcrawl.Job, result string, start time.Time, symptomIDs ...string) *prowcrawl.Record {
 	p.build++
 	rec := benchdb.Record(j, p.build, result, start, symptomIDs...)
 	p.recs = append(p.recs, rec)
@@ -81,13 +82,13 @@ func (p *planter) run(j db.Job, result string, start time.Time, symptomIDs ...st
 // runs adds n finished runs of job j, started evenly in (from, to], the
 // newest at to; the first hits of them (the newest) show symptom and failed,
 // the others passed.
-func (p *planter) runs(j db.Job, n, hits int, symptom string, from, to time.Time) {
+func (p *planter) runs(j prowcrawl.Job, n, hits int, symptom string, from, to time.Time) {
 	p.runsWith(j, n, map[string]int{symptom: hits}, from, to)
 }
 
 // runsWith is runs with several symptoms: run i (the newest is 0) shows
 // every symptom s with i < hits[s], and failed if it shows any.
-func (p *planter) runsWith(j db.Job, n int, hits map[string]int, from, to time.Time) {
+func (p *planter) runsWith(j prowcrawl.Job, n int, hits map[string]int, from, to time.Time) {
 	step := to.Sub(from) / time.Duration(n+1)
 	for i := range n {
 		var shows []string
@@ -222,7 +223,7 @@ func TestRunPlantedRelease(t *testing.T) {
 	basisJob := upgradeJob("4.12", "4.13", "minor", "aws", "ovn")
 	// An old job name without a version, whose runs did not say their
 	// release: they count in the job only.
-	unknown := db.Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade", Type: "periodic", Upgrade: "micro", Platform: "aws"}
+	unknown := prowcrawl.Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade", Type: "periodic", Upgrade: "micro", Platform: "aws"}
 	for _, group := range plantedGroups() {
 		d, p := openPlanted(t, group)
 		runs := verdictCases[group[0]].s
@@ -304,7 +305,7 @@ func TestRunEdgePairing(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
 	jobs := []struct {
-		job  db.Job
+		job  prowcrawl.Job
 		runs int
 	}{
 		{upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), 11},
@@ -372,7 +373,7 @@ func TestKeysMatchSchema(t *testing.T) {
 	p := newPlanter(t, d)
 	odd := upgradeJob("4.13", "4.14", "", "", "") // unknown kind, platform and network
 	odd.Arch = ""
-	for i, j := range []db.Job{
+	for i, j := range []prowcrawl.Job{
 		upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), upgradeJob("4.14", "4.14", "micro", "metal", ""),
 		upgradeJob("4.12", "4.14", "multi", "azure", "sdn"), odd,
 	} {
@@ -381,7 +382,7 @@ func TestKeysMatchSchema(t *testing.T) {
 	r := p.run(upgradeJob("4.14", "4.14", "micro", "gcp", "ovn"), "success", now, symptom)
 	r.Run.FromRelease = "" // a run that did not say where it started
 	pre := upgradeJob("4.14", "4.14", "micro", "aws", "ovn")
-	pre.Name, pre.Type = "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", db.TypePresubmit
+	pre.Name, pre.Type = "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", prowcrawl.TypePresubmit
 	p.runs(pre, 5, 2, symptom, now.AddDate(0, 0, -2), now)
 	never := false
 	r = p.run(upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), "failure", now, symptom)
@@ -492,11 +493,11 @@ func rows(t *testing.T, d *db.DB) []string {
 func TestRunIsIdempotent(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	for _, j := range []db.Job{upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), upgradeJob("4.12", "4.13", "minor", "aws", "ovn")} {
+	for _, j := range []prowcrawl.Job{upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), upgradeJob("4.12", "4.13", "minor", "aws", "ovn")} {
 		p.runs(j, 30, 4, symptom, now.AddDate(0, 0, -20), now)
 		p.runs(j, 12, 12, "upgrade-incomplete", now.AddDate(0, 0, -20), now)
 	}
-	p.recs[0].Tests = []db.Test{{Suite: "openshift-tests", Name: "[sig-network] pods should reach pods", Status: "flake"}}
+	p.recs[0].Tests = []prowcrawl.Test{{Suite: "openshift-tests", Name: "[sig-network] pods should reach pods", Status: "flake"}}
 	p.flush()
 	first := analyze(t, d, DefaultOptions())
 	before := rows(t, d)
@@ -559,12 +560,12 @@ func TestRunFlakeRates(t *testing.T) {
 	const suite, name = "openshift-tests", "[sig-network] pods should reach pods across nodes"
 	for i, status := range []string{"pass", "flake", "fail", "flake", "skip", "pass"} {
 		r := p.run(aws, "failure", now.Add(-time.Duration(i)*time.Hour))
-		r.Tests = []db.Test{{Suite: suite, Name: name, Status: status}}
+		r.Tests = []prowcrawl.Test{{Suite: suite, Name: name, Status: status}}
 	}
 	r := p.run(gcp, "success", now)
-	r.Tests = []db.Test{{Suite: suite, Name: name, Status: "flake"}}
+	r.Tests = []prowcrawl.Test{{Suite: suite, Name: name, Status: "flake"}}
 	r = p.run(gcp, "aborted", now) // not finished: does not count
-	r.Tests = []db.Test{{Suite: suite, Name: name, Status: "flake"}}
+	r.Tests = []prowcrawl.Test{{Suite: suite, Name: name, Status: "flake"}}
 	p.flush()
 	analyze(t, d, DefaultOptions())
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -16,7 +17,7 @@ func TestComputeWindowEqualsOnlyThoseRuns(t *testing.T) {
 	all, only := openStore(t), openStore(t)
 	pa, po := newPlanter(t, all), newPlanter(t, only)
 	since, until := now.AddDate(0, 0, -20), now.AddDate(0, 0, -2)
-	jobs := []db.Job{upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), upgradeJob("4.12", "4.13", "minor", "aws", "ovn"),
+	jobs := []prowcrawl.Job{upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), upgradeJob("4.12", "4.13", "minor", "aws", "ovn"),
 		upgradeJob("4.14", "4.14", "micro", "gcp", "ovn")}
 	for i, j := range jobs {
 		// Inside the window: the same runs in both databases.
@@ -84,7 +85,7 @@ func TestWeeklyMerge(t *testing.T) {
 			r := p.run(j, "success", monday.AddDate(0, 0, 7*week).Add(time.Duration(i)*time.Hour))
 			if i == 0 {
 				r.Run.Result = "failure"
-				r.Symptoms = append(r.Symptoms, db.RunSymptom{SymptomID: symptom, Hits: 1})
+				r.Symptoms = append(r.Symptoms, prowcrawl.RunSymptom{SymptomID: symptom, Hits: 1})
 			}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // release is an X.Y release, compared numerically (4.9 < 4.10).
@@ -43,19 +43,19 @@ func (r release) less(o release) bool {
 // gives 4.13 micro, 4.12->4.14 multi gives 4.11->4.13 multi. The release
 // before X.0 is the newest .Y in known; ok is false when there is none,
 // or when the edge's releases are not X.Y.
-func previousEdge(e db.Edge, known []release) (db.Edge, bool) {
+func previousEdge(e prowcrawl.Edge, known []release) (prowcrawl.Edge, bool) {
 	to, ok := previousRelease(e.To, known)
 	if !ok {
-		return db.Edge{}, false
+		return prowcrawl.Edge{}, false
 	}
-	prev := db.Edge{To: to, Kind: e.Kind}
+	prev := prowcrawl.Edge{To: to, Kind: e.Kind}
 	switch e.From {
 	case "":
 	case e.To:
 		prev.From = to
 	default:
 		if prev.From, ok = previousRelease(e.From, known); !ok {
-			return db.Edge{}, false
+			return prowcrawl.Edge{}, false
 		}
 	}
 	return prev, true

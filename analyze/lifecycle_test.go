@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -162,16 +163,16 @@ func TestDisruptionStats(t *testing.T) {
 	sampleJob := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
 	basisJob := upgradeJob("4.12", "4.13", "minor", "aws", "ovn")
 	at := now.AddDate(0, 0, -30)
-	plant := func(j db.Job, seconds []float64) {
+	plant := func(j prowcrawl.Job, seconds []float64) {
 		for _, s := range seconds {
 			at = at.Add(time.Hour)
 			rec := p.run(j, "success", at)
 			// Two files (upgrade and conformance phases): the run's
 			// disruption is their sum.
-			rec.Disruptions = []db.RunDisruption{
-				{File: "a/backend-disruption_1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: s / 2, Source: db.DisruptionFromFile},
-				{File: "a/backend-disruption_2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: s / 2, Source: db.DisruptionFromFile},
-				{File: "a/backend-disruption_1.json", Backend: "oauth-api-new-connections", Seconds: math.NaN(), Source: db.DisruptionFromFile},
+			rec.Disruptions = []prowcrawl.RunDisruption{
+				{File: "a/backend-disruption_1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: s / 2, Source: prowcrawl.DisruptionFromFile},
+				{File: "a/backend-disruption_2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: s / 2, Source: prowcrawl.DisruptionFromFile},
+				{File: "a/backend-disruption_1.json", Backend: "oauth-api-new-connections", Seconds: math.NaN(), Source: prowcrawl.DisruptionFromFile},
 			}
 		}
 	}

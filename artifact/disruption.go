@@ -11,7 +11,7 @@ import (
 
 	"github.com/sourcegraph/conc"
 
-	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -36,7 +36,7 @@ func disruptionSources(files []File, loose bool) (srcs []File, source string) {
 		names = append(names, name)
 	}
 	if len(srcs) > 0 {
-		return srcs, db.DisruptionFromFile
+		return srcs, prowcrawl.DisruptionFromFile
 	}
 	want := map[string]bool{}
 	for _, n := range prow.DisruptionEventFiles(names) {
@@ -47,14 +47,14 @@ func disruptionSources(files []File, loose bool) (srcs []File, source string) {
 			srcs = append(srcs, f)
 		}
 	}
-	return srcs, db.DisruptionFromEvents
+	return srcs, prowcrawl.DisruptionFromEvents
 }
 
 // parseDisruption reads the disruption rows of one file from in.
-func (r *reading) parseDisruption(f File, source string, in io.Reader) ([]db.RunDisruption, error) {
+func (r *reading) parseDisruption(f File, source string, in io.Reader) ([]prowcrawl.RunDisruption, error) {
 	var list []prow.Disruption
 	switch source {
-	case db.DisruptionFromFile:
+	case prowcrawl.DisruptionFromFile:
 		b, err := io.ReadAll(io.LimitReader(in, maxDisruptionFile+1))
 		if err != nil {
 			return nil, readErr{err}
@@ -81,14 +81,14 @@ func (r *reading) parseDisruption(f File, source string, in io.Reader) ([]db.Run
 }
 
 // rows are a file's entries as rows of run_disruptions.
-func rows(file, source string, list []prow.Disruption) []db.RunDisruption {
-	out := make([]db.RunDisruption, 0, len(list))
+func rows(file, source string, list []prow.Disruption) []prowcrawl.RunDisruption {
+	out := make([]prowcrawl.RunDisruption, 0, len(list))
 	for _, d := range list {
 		secs := d.Duration.Seconds()
 		if d.NoDuration {
 			secs = math.NaN()
 		}
-		out = append(out, db.RunDisruption{File: file, Backend: d.Name, BackendName: d.BackendName(),
+		out = append(out, prowcrawl.RunDisruption{File: file, Backend: d.Name, BackendName: d.BackendName(),
 			Connection: d.ConnectionKind(), Seconds: secs, Source: source})
 	}
 	return out
@@ -96,7 +96,7 @@ func rows(file, source string, list []prow.Disruption) []db.RunDisruption {
 
 // recordDisruption keeps what parseDisruption found, and records its
 // problem, if any.
-func (r *reading) recordDisruption(f File, got []db.RunDisruption, err error) {
+func (r *reading) recordDisruption(f File, got []prowcrawl.RunDisruption, err error) {
 	// A backend cannot be down for longer than the run lasted: such a row
 	// (an interval that ends in 2999, 9999h in a two-hour run) is a
 	// problem of the file, not disruption.
@@ -127,7 +127,7 @@ func (r *reading) recordDisruption(f File, got []db.RunDisruption, err error) {
 func (r *reading) teeDisruption(f File, source string, in io.Reader) (io.Reader, func()) {
 	pr, pw := io.Pipe()
 	var wg conc.WaitGroup
-	var got []db.RunDisruption
+	var got []prowcrawl.RunDisruption
 	var perr error
 	wg.Go(func() {
 		got, perr = r.parseDisruption(f, source, pr)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // TestRunDisruption reads a run's disruption: from its backend-disruption
@@ -40,16 +40,16 @@ func TestRunDisruption(t *testing.T) {
 		{"backend-disruption files, events ignored",
 			[]File{backend(0, "1.5s"), backend(1, "0s"), events(0, "2026-11-20T10:50:00Z", "2026-11-20T10:50:09Z")},
 			[]row{
-				{dir + "backend-disruption_20261120-100000.json", "kube-api-new-connections", "new", db.DisruptionFromFile, 1.5},
-				{dir + "backend-disruption_20261120-100000.json", "oauth-api-reused-connections", "reused", db.DisruptionFromFile, math.NaN()},
-				{dir + "backend-disruption_20261121-100000.json", "kube-api-new-connections", "new", db.DisruptionFromFile, 0},
-				{dir + "backend-disruption_20261121-100000.json", "oauth-api-reused-connections", "reused", db.DisruptionFromFile, math.NaN()},
+				{dir + "backend-disruption_20261120-100000.json", "kube-api-new-connections", "new", prowcrawl.DisruptionFromFile, 1.5},
+				{dir + "backend-disruption_20261120-100000.json", "oauth-api-reused-connections", "reused", prowcrawl.DisruptionFromFile, math.NaN()},
+				{dir + "backend-disruption_20261121-100000.json", "kube-api-new-connections", "new", prowcrawl.DisruptionFromFile, 0},
+				{dir + "backend-disruption_20261121-100000.json", "oauth-api-reused-connections", "reused", prowcrawl.DisruptionFromFile, math.NaN()},
 			}},
 		{"events files only",
 			[]File{events(0, "2026-11-20T10:50:00Z", "2026-11-20T10:50:09Z"), events(1, "2026-11-21T10:50:00Z", "2026-11-21T10:50:02Z")},
 			[]row{
-				{dir + "e2e-events_20261120-100000.json", "pod-to-pod-new-connections", "new", db.DisruptionFromEvents, 9},
-				{dir + "e2e-events_20261121-100000.json", "pod-to-pod-new-connections", "new", db.DisruptionFromEvents, 2},
+				{dir + "e2e-events_20261120-100000.json", "pod-to-pod-new-connections", "new", prowcrawl.DisruptionFromEvents, 9},
+				{dir + "e2e-events_20261121-100000.json", "pod-to-pod-new-connections", "new", prowcrawl.DisruptionFromEvents, 2},
 			}},
 	}
 	for _, tt := range tests {
@@ -83,7 +83,7 @@ func TestRunDisruption(t *testing.T) {
 				if rules && tt.name == "events files only" {
 					// The rule read the same bytes: the pod network symptom,
 					// from its first interval to the end of the last.
-					i := slices.IndexFunc(res.Symptoms, func(s db.RunSymptom) bool { return s.SymptomID == "pod-network-cross-node" })
+					i := slices.IndexFunc(res.Symptoms, func(s prowcrawl.RunSymptom) bool { return s.SymptomID == "pod-network-cross-node" })
 					if i < 0 {
 						t.Fatalf("symptoms %+v, want pod-network-cross-node", res.Symptoms)
 					}

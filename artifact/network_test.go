@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // TestRunNetworks: a run's own cluster network, read from gather-extra's
@@ -51,7 +51,7 @@ func TestRunNetworks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := slices.ContainsFunc(res.Symptoms, func(s db.RunSymptom) bool { return s.SymptomID == "pod-network-cross-node" })
+			got := slices.ContainsFunc(res.Symptoms, func(s prowcrawl.RunSymptom) bool { return s.SymptomID == "pod-network-cross-node" })
 			if got != c.want {
 				t.Errorf("pod-network-cross-node found %v, want %v (symptoms %+v)", got, c.want, res.Symptoms)
 			}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/classify"
-	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -62,7 +62,7 @@ type Options struct {
 // state), its tests, symptoms and problems; Job holds only the type
 // prowjob.json gives, when it does.
 type Result struct {
-	db.Record
+	prowcrawl.Record
 	// Partial says an object could not be read (as opposed to being
 	// malformed or too large): the run should be read again.
 	Partial bool
@@ -93,7 +93,7 @@ type reading struct {
 }
 
 func (r *reading) fail(name, kind string, err error) {
-	r.res.Errors = append(r.res.Errors, db.RunError{Object: r.run.Dir + name, Kind: kind, Message: err.Error()})
+	r.res.Errors = append(r.res.Errors, prowcrawl.RunError{Object: r.run.Dir + name, Kind: kind, Message: err.Error()})
 	if kind == "read" {
 		r.res.Partial = true
 	}
@@ -305,7 +305,7 @@ func (r *reading) read(ctx context.Context) error {
 	}
 	tests := r.tests(ctx, p, scan)
 	for _, t := range tests {
-		r.res.Tests = append(r.res.Tests, db.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
+		r.res.Tests = append(r.res.Tests, prowcrawl.Test{Suite: t.Suite, Name: t.Name, Status: string(t.Status), DurationS: t.Duration, Message: t.Message})
 	}
 	var cvRead *prow.ClusterVersion
 	if p.cv != nil {
@@ -382,7 +382,7 @@ func (r *reading) readAll(ctx context.Context, f File, limit int64) ([]byte, err
 // (scanned while parsed), through the run's scan and returns what it found.
 // A file that cannot be read makes the run partial; a malformed one is
 // recorded, and what was matched before the problem still counts.
-func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tests []prow.TestResult, upgradeState string) []db.RunSymptom {
+func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tests []prow.TestResult, upgradeState string) []prowcrawl.RunSymptom {
 	for _, f := range p.scanned {
 		name := r.run.Dir + f.Name()
 		rc, err := f.Open(ctx)
@@ -413,13 +413,13 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 		r.fail(tp.File, "parse", fmt.Errorf("classify %s%s: evidence dated %s, which cannot be the run's (it started %s): counted undated",
 			r.run.Dir, tp.File, tp.At.UTC().Format(time.RFC3339), r.res.Record.Run.StartedAt.UTC().Format(time.RFC3339)))
 	}
-	var out []db.RunSymptom
+	var out []prowcrawl.RunSymptom
 	for _, m := range scan.Matches() {
 		file := m.File
 		if file != "" {
 			file = r.run.Dir + file
 		}
-		out = append(out, db.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, LastAt: m.LastAt,
+		out = append(out, prowcrawl.RunSymptom{SymptomID: m.Symptom, Hits: m.Hits, File: file, Line: m.Line, Excerpt: m.Excerpt, At: m.At, LastAt: m.LastAt,
 			RuleHash: r.opts.Rules.RuleHash(m.Symptom)})
 	}
 	return out

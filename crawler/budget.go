@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // budget bounds the bytes a crawl holds: the objects read ahead, the runs
@@ -68,7 +68,7 @@ func (b *budget) full() bool {
 const runCharge = 4 << 10
 
 // recordBytes is about what a run read holds until it is stored.
-func recordBytes(rec *db.Record) int64 {
+func recordBytes(rec *prowcrawl.Record) int64 {
 	if rec == nil {
 		return 0
 	}

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/classify"
-	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -26,8 +26,8 @@ type Finding struct {
 	Path     string    // what was classified, as given (a run of a directory of runs: its directory)
 	Started  time.Time // zero when the run's started.json is not there
 	Result   string    // "" when finished.json is not there
-	Matches  []db.RunSymptom
-	Problems []db.RunError // artifacts that could not be read or parsed
+	Matches  []prowcrawl.RunSymptom
+	Problems []prowcrawl.RunError // artifacts that could not be read or parsed
 }
 
 // ErrNotRun is matched (errors.Is) by the error of Classify for a target

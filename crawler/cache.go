@@ -13,6 +13,7 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
@@ -249,7 +250,7 @@ func Reclassify(ctx context.Context, store *db.DB, c *cache.Cache, runs []db.Sto
 		return sum, err
 	}
 	type outcome struct {
-		symptoms []db.RunSymptom
+		symptoms []prowcrawl.RunSymptom
 		err      error
 	}
 	out := make([]outcome, len(runs))

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
@@ -56,11 +57,11 @@ func TestCachedRunReadsAsLocal(t *testing.T) {
 		type view struct {
 			Started, Finished                     string
 			Result, From, To, State, Tag, FromTag string
-			Tests                                 []db.Test
-			Errors                                []db.RunError
-			Symptoms                              []db.RunSymptom
+			Tests                                 []prowcrawl.Test
+			Errors                                []prowcrawl.RunError
+			Symptoms                              []prowcrawl.RunSymptom
 		}
-		of := func(rec db.Record) view {
+		of := func(rec prowcrawl.Record) view {
 			return view{rec.Run.StartedAt.String(), rec.Run.FinishedAt.String(), rec.Run.Result, rec.Run.FromVersion, rec.Run.ToVersion,
 				rec.Run.UpgradeState, rec.Run.Tag, rec.Run.FromTag, rec.Tests, rec.Errors, rec.Symptoms}
 		}

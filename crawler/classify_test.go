@@ -12,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
 // matchRows are a finding's matches as run_symptoms rows are queried below.
-func matchRows(ms []db.RunSymptom) []string {
+func matchRows(ms []prowcrawl.RunSymptom) []string {
 	var out []string
 	for _, m := range ms {
 		at := "NULL"

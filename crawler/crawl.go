@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
@@ -358,7 +359,7 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 	const maxBatch = 64
 	const minBatch = 8                     // stored when idle with this many
 	const maxWait = 100 * time.Millisecond // or with one this old
-	var recs []db.Record
+	var recs []prowcrawl.Record
 	var n int
 	var held int64 // of the budget, by the runs in recs
 	toRead := 0    // runs listed and not yet read
@@ -366,12 +367,12 @@ func (c *Crawler) write(ctx context.Context, msgs <-chan result, sum *Summary) e
 	// a batch rolled back (a full disk) stored none of them.
 	var batch Summary
 	cursors := make(map[string]*cursorTracker)
-	moved := make(map[string]db.Cursor)
+	moved := make(map[string]prowcrawl.Cursor)
 	flush := func() error {
 		if len(recs) == 0 && len(moved) == 0 {
 			return nil
 		}
-		cs := make([]db.Cursor, 0, len(moved))
+		cs := make([]prowcrawl.Cursor, 0, len(moved))
 		for _, cur := range moved {
 			cs = append(cs, cur)
 		}

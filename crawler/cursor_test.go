@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // TestCursorWaitsForSlowRuns: runs finish out of order, and the cursor must
@@ -66,9 +66,9 @@ func TestCursorRestsOnStoredRun(t *testing.T) {
 	// What the stopped crawl stored: runs 2 and 3, but no cursor, since
 	// run 1 was still being read.
 	for id := int64(2); id <= 3; id++ {
-		rec := db.Record{Job: db.Job{Name: job}, Run: db.Run{BuildID: id, Bucket: src.Bucket(), Path: fmt.Sprintf("logs/%s/%d", job, id),
+		rec := prowcrawl.Record{Job: prowcrawl.Job{Name: job}, Run: prowcrawl.Run{BuildID: id, Bucket: src.Bucket(), Path: fmt.Sprintf("logs/%s/%d", job, id),
 			StartedAt: t0.Add(time.Duration(id) * time.Minute), Result: "success", FetchStatus: "complete"}}
-		if err := d.Write(t.Context(), []db.Record{rec}, nil); err != nil {
+		if err := d.Write(t.Context(), []prowcrawl.Record{rec}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

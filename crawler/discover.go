@@ -16,6 +16,7 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
@@ -177,7 +178,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	if hasCursor && !plausibleCursor(cur.BuildID, c.cfg.Now()) {
 		// No id Prow has issued yet: a cursor that would stop the job.
 		c.log.Warn("cursor past any build id issued yet; listing the job as if new", "job", j.name, "cursor", cur.BuildID)
-		cur, hasCursor = db.Cursor{}, false
+		cur, hasCursor = prowcrawl.Cursor{}, false
 	}
 	since, until := c.cfg.Since, c.cfg.Until
 	incremental := since.IsZero()
@@ -361,13 +362,13 @@ func buildSpellings(ents []Entry, j jobRef) map[int64][]string {
 
 // spelledTwice is the problem recorded on a run whose build number more
 // than one listed directory spells: one per spelling not read, naming both.
-func spelledTwice(t task) []db.RunError {
+func spelledTwice(t task) []prowcrawl.RunError {
 	if len(t.spellings) < 2 {
 		return nil
 	}
-	var out []db.RunError
+	var out []prowcrawl.RunError
 	for _, other := range t.spellings[1:] {
-		out = append(out, db.RunError{Object: other, Kind: "parse", Message: fmt.Sprintf(
+		out = append(out, prowcrawl.RunError{Object: other, Kind: "parse", Message: fmt.Sprintf(
 			"build %d is spelled twice: %s was read and %s was not (a run has one row; Prow writes build ids without leading zeros)",
 			t.id, t.spellings[0], other)})
 	}
@@ -476,19 +477,19 @@ func (tr *cursorTracker) done(id int64, started time.Time) {
 }
 
 // advance returns the new cursor when it moved.
-func (tr *cursorTracker) advance() (db.Cursor, bool) {
+func (tr *cursorTracker) advance() (prowcrawl.Cursor, bool) {
 	for tr.next < len(tr.ids) && !tr.pending[tr.ids[tr.next]] {
 		tr.next++
 	}
 	if tr.next == 0 {
-		return db.Cursor{}, false
+		return prowcrawl.Cursor{}, false
 	}
 	id := tr.ids[tr.next-1]
 	if id <= tr.at {
-		return db.Cursor{}, false
+		return prowcrawl.Cursor{}, false
 	}
 	tr.at = id
-	return db.Cursor{Bucket: tr.bucket, Job: tr.job, BuildID: id, StartedAt: tr.startOf(tr.next - 1)}, true
+	return prowcrawl.Cursor{Bucket: tr.bucket, Job: tr.job, BuildID: id, StartedAt: tr.startOf(tr.next - 1)}, true
 }
 
 // startOf is when the run ids[i] started: as read, or, for a run whose

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
-	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -17,7 +17,7 @@ import (
 // listing: every run to read is known.
 type result struct {
 	task    task
-	rec     *db.Record
+	rec     *prowcrawl.Record
 	started time.Time
 	plan    *jobPlan
 	listed  bool
@@ -38,7 +38,7 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 	defer cancel()
 	var count counter
 	var read artifact.Result
-	var unread []db.RunError // listed, never to be read (see Entry.Problem)
+	var unread []prowcrawl.RunError // listed, never to be read (see Entry.Problem)
 	dir := t.path
 	err := func() error {
 		if dir == "" {
@@ -95,7 +95,7 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 		// The run is partial because an object could not be read: say
 		// which, not a malformed one recorded before it.
 		run.FetchStatus = "partial"
-		i := slices.IndexFunc(rec.Errors, func(e db.RunError) bool { return e.Kind == "read" })
+		i := slices.IndexFunc(rec.Errors, func(e prowcrawl.RunError) bool { return e.Kind == "read" })
 		run.FetchError = rec.Errors[max(i, 0)].Message
 	}
 	if dir != "" {
@@ -129,14 +129,14 @@ func cmpOr(a, b string) string {
 }
 
 // jobRow derives the jobs row from the job name alone.
-func jobRow(name string, presubmit bool) db.Job {
-	return db.JobFromName(name, presubmit)
+func jobRow(name string, presubmit bool) prowcrawl.Job {
+	return prowcrawl.JobFromName(name, presubmit)
 }
 
 // edgeOf gives a run's upgrade edge: from the job name when it says, else
 // (old names without a version) from the cluster's versions or the release
 // controller's tags.
-func edgeOf(j db.Job, run db.Run) (release, from, upgrade string) {
+func edgeOf(j prowcrawl.Job, run prowcrawl.Run) (release, from, upgrade string) {
 	if j.Release != "" {
 		return j.Release, j.FromRelease, j.Upgrade
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/sourcegraph/conc"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
-	"github.com/openshift-eng/prowcrawl/db"
 )
 
 // Reading ahead: once a run is listed, the objects its reading needs are
@@ -100,11 +100,11 @@ func (c *Crawler) runOf(dir string, objs []Entry, count *counter) artifact.Run {
 
 // unreadable are the problems of the listed objects that cannot be read
 // (see Entry.Problem), which runOf leaves out: each makes the run partial.
-func unreadable(objs []Entry) []db.RunError {
-	var out []db.RunError
+func unreadable(objs []Entry) []prowcrawl.RunError {
+	var out []prowcrawl.RunError
 	for _, o := range objs {
 		if o.Problem != "" {
-			out = append(out, db.RunError{Object: o.Name, Kind: "read", Message: o.Problem})
+			out = append(out, prowcrawl.RunError{Object: o.Name, Kind: "read", Message: o.Problem})
 		}
 	}
 	return out

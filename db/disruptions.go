@@ -7,23 +7,18 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
-// RunDisruption is a row of run_disruptions: how long one backend of a run
-// could not be reached, according to one file.
-type RunDisruption struct {
-	File        string  // the object the numbers come from
-	Backend     string  // the entry's Name, e.g. kube-api-new-connections
-	BackendName string  // e.g. kube-api; empty when unknown
-	Connection  string  // new, reused or empty
-	Seconds     float64 // NaN when the file gave no duration
-	Source      string  // DisruptionFromFile or DisruptionFromEvents
-}
+// RunDisruption is the root package's; the alias keeps callers building
+// while they move to it.
+type RunDisruption = prowcrawl.RunDisruption
 
 // The sources of run_disruptions rows.
 const (
-	DisruptionFromFile   = "backend-disruption"
-	DisruptionFromEvents = "events"
+	DisruptionFromFile   = prowcrawl.DisruptionFromFile
+	DisruptionFromEvents = prowcrawl.DisruptionFromEvents
 )
 
 // disruptionConflict merges two entries of one file with one backend name

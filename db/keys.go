@@ -1,83 +1,18 @@
 package db
 
-import "github.com/openshift-eng/prowcrawl/prow"
+import "github.com/openshift-eng/prowcrawl"
 
-// The edge and variant keys are defined here once: RunKeys, from Edge.String
-// and Variant.String. The writer stores them in runs.edge and runs.variant,
-// which the views and analysts' queries read; analyze computes them with the
-// same function from the groups of runs it counts; the Go step of migration
-// 0005 (rederive.go) fills them for the runs stored before. SQL never
-// computes a key.
+// The edge and variant keys are the root package's; these aliases keep
+// callers building while they move to it.
+type (
+	Edge    = prowcrawl.Edge
+	Variant = prowcrawl.Variant
+)
 
-// Edge is an upgrade edge: the release a run starts from, the release it
-// ends on, and the upgrade kind (micro, minor, multi, major, none; empty when
-// unknown). From is empty when the run does not say, and equal to To for a
-// z-stream.
-type Edge struct {
-	From, To, Kind string
-}
-
-// String is the edge's scope key: "4.13->4.14 minor", or "4.14 micro" when
-// the run starts and ends in one release (or does not say where it started);
-// an unknown kind is "-". It is empty when To is.
-func (e Edge) String() string {
-	if e.To == "" {
-		return ""
-	}
-	kind := dash(e.Kind)
-	if e.From == "" || e.From == e.To {
-		return e.To + " " + kind
-	}
-	return e.From + "->" + e.To + " " + kind
-}
-
-// Variant is an edge on one platform, network, arch and topology (each
-// empty when unknown).
-type Variant struct {
-	Edge
-	Platform, Network, Arch, Topology string
-}
-
-// String is the variant's scope key: the edge, then platform, network, arch
-// and topology, "-" for each that is unknown: "4.13->4.14 minor aws ovn
-// amd64 ha".
-func (v Variant) String() string {
-	if v.Edge.String() == "" {
-		return ""
-	}
-	return v.Edge.String() + " " + dash(v.Platform) + " " + dash(v.Network) + " " + dash(v.Arch) + " " + dash(v.Topology)
-}
-
-// RunKeys are the edge and variant keys of a run of job j whose edge is
-// release, fromRelease and upgrade (the run's own: from the job name, or for
-// an old name without a version from the cluster's versions). Both are
-// empty for a presubmit, which tests a pull request's code and counts only
-// in the presubmit scope, and for a run whose release is unknown. The
-// variant's network is the job's, else the default of the release the
-// cluster was installed with (fromRelease, else release).
+// RunKeys is prowcrawl.RunKeys.
 func RunKeys(j Job, release, fromRelease, upgrade string) (Edge, Variant) {
-	if j.Type == TypePresubmit || release == "" {
-		return Edge{}, Variant{}
-	}
-	e := Edge{From: fromRelease, To: release, Kind: upgrade}
-	network := j.Network
-	if network == "" {
-		installed := fromRelease
-		if installed == "" {
-			installed = release
-		}
-		network = prow.DefaultNetwork(installed)
-	}
-	return e, Variant{Edge: e, Platform: j.Platform, Network: network, Arch: j.Arch, Topology: j.Topology}
+	return prowcrawl.RunKeys(j, release, fromRelease, upgrade)
 }
 
-// TypePresubmit is jobs.type of a presubmit job.
-const TypePresubmit = "presubmit"
-
-// dash is s, or "-" when it is empty (NULL in the database).
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+// TypePresubmit is prowcrawl.TypePresubmit.
+const TypePresubmit = prowcrawl.TypePresubmit

@@ -5,20 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
-// JobFromName is the jobs row of a job, from its name alone: the job-name
-// variants of prow.ParseJobName. presubmit says that the job's runs were
-// found under pr-logs/, which makes it a presubmit whatever its name.
+// JobFromName is prowcrawl.JobFromName.
 func JobFromName(name string, presubmit bool) Job {
-	v := prow.ParseJobName(name)
-	j := Job{Name: name, Type: v.Type, Release: v.Release, FromRelease: v.FromRelease, Upgrade: v.Upgrade,
-		Platform: v.Platform, Network: v.Network, Arch: v.Arch, Topology: v.Topology}
-	if presubmit {
-		j.Type = TypePresubmit
-	}
-	return j
+	return prowcrawl.JobFromName(name, presubmit)
 }
 
 // goSteps are the steps of migrations that SQL cannot do, run in the

@@ -14,102 +14,17 @@ import (
 	"github.com/openshift-eng/prowcrawl"
 )
 
-// Job is a row of jobs: a job name and what the name says about it.
-type Job struct {
-	Name, Type, Release, FromRelease, Upgrade, Platform, Network, Arch, Topology string
-}
-
-// Run is a row of runs. Empty optional strings, a zero Pull and zero times are
-// stored as NULL.
-type Run struct {
-	Job          string
-	BuildID      int64
-	Bucket       string
-	Path         string // the run's directory in the bucket
-	URL          string // the Prow view link
-	StartedAt    time.Time
-	FinishedAt   time.Time
-	Result       string // success, failure, aborted, error or pending
-	Release      string
-	FromRelease  string
-	Upgrade      string
-	FromVersion  string
-	ToVersion    string
-	UpgradeState string // Completed, Partial or empty
-	// UpgradeStarted is whether the run's upgrade began (prow.UpgradeBegan);
-	// nil when unknown, which counts as started.
-	UpgradeStarted *bool
-	Tag            string
-	FromTag        string
-	Pull           int
-	FetchStatus    string // complete, partial or error
-	FetchError     string
-	// FetchAttempts counts the crawls in a row that could not read the run
-	// whole (0 when it is complete); GivenUpAt, unless zero, is when the
-	// crawler stopped reading it again.
-	FetchAttempts int
-	GivenUpAt     time.Time
-	ObjectsRead   int
-	BytesRead     int64
-	CrawledAt     time.Time // the time of the Write when zero
-}
-
-// Test is a row of tests: one test case of a run.
-type Test struct {
-	Suite, Name string
-	Status      string // pass, fail, flake or skip
-	DurationS   float64
-	Message     string
-}
-
-// RunError is a row of run_errors: an artifact of a run that could not be
-// used.
-type RunError struct {
-	Object  string
-	Kind    string // read, parse or size
-	Message string
-}
-
-// Record is everything a crawl learned about one run. Writing it replaces
-// what the database held about that run.
-type Record struct {
-	Job      Job
-	Run      Run // Run.Job may be left empty: it is Job.Name
-	Tests    []Test
-	Errors   []RunError
-	Symptoms []RunSymptom
-	// Disruptions are the run's rows of run_disruptions.
-	Disruptions []RunDisruption
-	// Rules are the versions of the rules that classified the run, matched
-	// or not: the runs each rule's rates count. Nil means the rules active
-	// in the database (SyncSymptoms, which a crawl calls with the rules it
-	// classifies with) read it; a run no rule read has NotClassified set.
-	Rules []prowcrawl.RuleVersion
-	// NotClassified says that no rule read the run (a crawl without
-	// rules): it counts in no rule's rates until one does.
-	NotClassified bool
-}
-
-// RunSymptom is a row of run_symptoms: a symptom a run shows, with its first
-// evidence. The symptom must be in the symptoms table (see SyncSymptoms).
-type RunSymptom struct {
-	SymptomID string
-	Hits      int
-	File      string
-	Line      int
-	Excerpt   string
-	At        time.Time // the time of the first evidence, zero when unknown
-	LastAt    time.Time // the time of the last evidence, zero when unknown
-	RuleHash  string    // the version of the rule that found it (classify.Rule.Hash)
-}
-
-// Cursor is where the crawl of a job in a bucket stopped: the highest build id
-// up to which every listed run was stored.
-type Cursor struct {
-	Bucket, Job string
-	BuildID     int64
-	StartedAt   time.Time
-}
+// The nouns of a crawl are the root package's; these aliases keep the
+// package's callers building while they move to it.
+type (
+	Job        = prowcrawl.Job
+	Run        = prowcrawl.Run
+	Test       = prowcrawl.Test
+	RunError   = prowcrawl.RunError
+	Record     = prowcrawl.Record
+	RunSymptom = prowcrawl.RunSymptom
+	Cursor     = prowcrawl.Cursor
+)
 
 const (
 	upsertJob = `INSERT INTO jobs (name, type, release, from_release, upgrade, platform, network, arch, topology)

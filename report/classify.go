@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // Classified is what `prowcrawl classify` found in one run or file.
@@ -14,8 +14,8 @@ type Classified struct {
 	Path     string    // what was classified
 	Started  time.Time // zero when the run's started.json is not there
 	Result   string    // "" when finished.json is not there
-	Matches  []db.RunSymptom
-	Problems []db.RunError // artifacts that could not be read or parsed
+	Matches  []prowcrawl.RunSymptom
+	Problems []prowcrawl.RunError // artifacts that could not be read or parsed
 }
 
 // Classification writes what classify found: as text, one block per run or file

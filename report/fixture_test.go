@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -65,25 +66,25 @@ var evidence = map[string]struct {
 }
 
 // fixtureJob is a periodic upgrade job as the crawler names and parses it.
-func fixtureJob(from, to, kind, platform, network string) db.Job {
+func fixtureJob(from, to, kind, platform, network string) prowcrawl.Job {
 	name := fmt.Sprintf("periodic-ci-openshift-release-master-ci-%s-upgrade-from-stable-%s-e2e-%s-%s-upgrade", to, from, platform, network)
 	if from == to {
 		name = fmt.Sprintf("periodic-ci-openshift-release-master-nightly-%s-e2e-%s-%s-upgrade", to, platform, network)
 	}
-	return db.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
+	return prowcrawl.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
 		Platform: platform, Network: network, Arch: "amd64", Topology: "ha"}
 }
 
 // fixture plants runs.
 type fixture struct {
 	build int64
-	recs  []db.Record
+	recs  []prowcrawl.Record
 }
 
 // runs adds n finished runs of j started evenly in (from, to], the newest
 // at to. Run i (0 is the oldest) shows symptom s when i is in hits[s]; it
 // failed when it shows any symptom, unless i is in passed.
-func (f *fixture) runs(j db.Job, n int, from, to time.Time, hits map[string][]int, passed ...int) {
+func (f *fixture) runs(j prowcrawl.Job, n int, from, to time.Time, hits map[string][]int, passed ...int) {
 	step := to.Sub(from) / time.Duration(n)
 	for i := range n {
 		start := from.Add(step * time.Duration(i+1))
@@ -108,10 +109,10 @@ func (f *fixture) runs(j db.Job, n int, from, to time.Time, hits map[string][]in
 	}
 }
 
-func (f *fixture) run(j db.Job, result string, start time.Time, symptoms ...string) {
+func (f *fixture) run(j prowcrawl.Job, result string, start time.Time, symptoms ...string) {
 	f.build++
 	path := fmt.Sprintf("logs/%s/%d", j.Name, f.build)
-	rec := db.Record{Job: j, Run: db.Run{
+	rec := prowcrawl.Record{Job: j, Run: prowcrawl.Run{
 		BuildID: f.build, Bucket: "test-platform-results", Path: path,
 		URL:       "https://prow.ci.openshift.org/view/gs/test-platform-results/" + path,
 		StartedAt: start, Result: result, Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade,
@@ -129,7 +130,7 @@ func (f *fixture) run(j db.Job, result string, start time.Time, symptoms ...stri
 		e := evidence[s]
 		// Each symptom lasts 30 s to 3.5 min, from the build id.
 		at := start.Add(time.Hour)
-		rec.Symptoms = append(rec.Symptoms, db.RunSymptom{SymptomID: s, Hits: 3, File: path + "/" + e.file,
+		rec.Symptoms = append(rec.Symptoms, prowcrawl.RunSymptom{SymptomID: s, Hits: 3, File: path + "/" + e.file,
 			Line: e.line, Excerpt: e.excerpt, At: at, LastAt: at.Add(time.Duration(f.build%7+1) * 30 * time.Second)})
 		podNetwork = podNetwork || s == "pod-network-cross-node"
 		if s == "upgrade-incomplete" {
@@ -144,10 +145,10 @@ func (f *fixture) run(j db.Job, result string, start time.Time, symptoms ...stri
 			api, pods = float64(10+f.build%5*3), float64(4+f.build%4)
 		}
 		file := path + "/artifacts/e2e/openshift-e2e-test/artifacts/junit/backend-disruption_"
-		rec.Disruptions = []db.RunDisruption{
-			{File: file + "1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: api, Source: db.DisruptionFromFile},
-			{File: file + "2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 0, Source: db.DisruptionFromFile},
-			{File: file + "1.json", Backend: "pod-to-pod-new-connections", BackendName: "pod-to-pod", Connection: "new", Seconds: pods, Source: db.DisruptionFromFile},
+		rec.Disruptions = []prowcrawl.RunDisruption{
+			{File: file + "1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: api, Source: prowcrawl.DisruptionFromFile},
+			{File: file + "2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 0, Source: prowcrawl.DisruptionFromFile},
+			{File: file + "1.json", Backend: "pod-to-pod-new-connections", BackendName: "pod-to-pod", Connection: "new", Seconds: pods, Source: prowcrawl.DisruptionFromFile},
 		}
 	}
 	f.recs = append(f.recs, rec)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -278,7 +279,7 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 	}
 	with := map[total]int{}
 	for _, t := range withTotals {
-		edge := db.Edge{From: t.FromRelease, To: t.Release, Kind: t.Upgrade}.String()
+		edge := prowcrawl.Edge{From: t.FromRelease, To: t.Release, Kind: t.Upgrade}.String()
 		if edges[edge] && !math.IsNaN(t.Seconds) {
 			with[total{t.Backend, edge, math.Float64bits(t.Seconds)}] += t.Runs
 		}
@@ -308,7 +309,7 @@ func LoadAssessment(ctx context.Context, store *db.DB, q Query, minRuns int) (As
 	}
 	// Presubmits count only in their own scope, never in the impact on
 	// releases, so their runs are no examples of it.
-	in.Evidence = slices.DeleteFunc(ev, func(e db.Evidence) bool { return e.Type == db.TypePresubmit })
+	in.Evidence = slices.DeleteFunc(ev, func(e db.Evidence) bool { return e.Type == prowcrawl.TypePresubmit })
 	in.Extras = AssessExtras{Runs: runs, Disruption: samples}
 	if err = loadAssessExtras(ctx, store, q, b, &in.Extras, res.Disruption); err != nil {
 		return in, fmt.Errorf("assess %s: %w", q.Symptom, err)

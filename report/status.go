@@ -107,7 +107,7 @@ func WriteStatus(w io.Writer, s Status) error {
 	return nil
 }
 
-// jobEdge is a job's upgrade edge as its name says it, keyed as db.Edge
+// jobEdge is a job's upgrade edge as its name says it, keyed as prowcrawl.Edge
 // keys an edge ("4.13->4.14 minor"), or why it has none.
 func jobEdge(j db.JobStatus) string {
 	switch {
@@ -116,7 +116,7 @@ func jobEdge(j db.JobStatus) string {
 	case j.Release == "":
 		return "from the runs"
 	}
-	return db.Edge{From: j.FromRelease, To: j.Release, Kind: j.Upgrade}.String()
+	return prowcrawl.Edge{From: j.FromRelease, To: j.Release, Kind: j.Upgrade}.String()
 }
 
 // dashed is s, or "-" for a blank platform and network.

@@ -55,7 +55,7 @@ type Run struct {
 // many matched, in all and among the failed and the passed ones.
 type Group struct {
 	Job string
-	// Edge is the edge's key (db.Edge.String), "" when unknown; for a
+	// Edge is the edge's key (prowcrawl.Edge.String), "" when unknown; for a
 	// presubmit job, "presubmit": its runs test a pull request's code and
 	// form a scope of their own, never an edge's.
 	Edge string

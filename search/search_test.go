@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/stats"
@@ -40,10 +41,10 @@ func TestSearchFindsPlantedLine(t *testing.T) {
 	}
 	jobs := []struct {
 		name string
-		edge db.Edge
+		edge prowcrawl.Edge
 	}{
-		{"periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade", db.Edge{From: "4.13", To: "4.14", Kind: "minor"}},
-		{"periodic-ci-openshift-release-master-nightly-4.14-e2e-metal-ipi-upgrade-ovn-ipv6", db.Edge{From: "4.14", To: "4.14", Kind: "micro"}},
+		{"periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade", prowcrawl.Edge{From: "4.13", To: "4.14", Kind: "minor"}},
+		{"periodic-ci-openshift-release-master-nightly-4.14-e2e-metal-ipi-upgrade-ovn-ipv6", prowcrawl.Edge{From: "4.14", To: "4.14", Kind: "micro"}},
 	}
 	var runs []db.StoredRun
 	want := map[string]int{} // run -> line of the plant
@@ -166,7 +167,7 @@ func TestSearchPresubmitScope(t *testing.T) {
 		id := int64(2123770744293818372 + i)
 		path := fmt.Sprintf("pr-logs/pull/openshift_ovn-kubernetes/%d/%s/%d", 4019+i, job, id)
 		runs = append(runs, db.StoredRun{Job: job, JobType: "presubmit", BuildID: id, Bucket: "test-platform-results", Path: path,
-			Result: result, Edge: db.Edge{From: "4.14", To: "4.14", Kind: "micro"}, StartedAt: start})
+			Result: result, Edge: prowcrawl.Edge{From: "4.14", To: "4.14", Kind: "micro"}, StartedAt: start})
 		w, err := c.Create(cache.Key{Bucket: "test-platform-results", Path: path})
 		if err != nil {
 			t.Fatal(err)

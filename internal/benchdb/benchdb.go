@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -35,7 +36,7 @@ const bucket = "test-platform-results"
 
 // UpgradeJob is a periodic upgrade job from release from to release to, as
 // the crawler derives it from the name. A z-stream has from == to.
-func UpgradeJob(from, to, kind, platform, network string) db.Job {
+func UpgradeJob(from, to, kind, platform, network string) prowcrawl.Job {
 	name := fmt.Sprintf("periodic-ci-openshift-release-master-ci-%s-upgrade-from-stable-%s-e2e-%s-%s-upgrade",
 		to, from, platform, network)
 	if from == to {
@@ -44,7 +45,7 @@ func UpgradeJob(from, to, kind, platform, network string) db.Job {
 	if network == "" {
 		name = strings.ReplaceAll(name, "--", "-")
 	}
-	return db.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
+	return prowcrawl.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
 		Platform: platform, Network: network, Arch: "amd64", Topology: "ha"}
 }
 
@@ -61,7 +62,7 @@ func Generate(ctx context.Context, d *db.DB, n, tests int) error {
 	if err := d.SyncSymptoms(ctx, syms); err != nil {
 		return err
 	}
-	var jobs []db.Job
+	var jobs []prowcrawl.Job
 	for minor := 10; minor <= 16; minor++ {
 		to, from := "4."+strconv.Itoa(minor), "4."+strconv.Itoa(minor-1)
 		for i, platform := range []string{"aws", "gcp", "azure", "metal"} {
@@ -76,7 +77,7 @@ func Generate(ctx context.Context, d *db.DB, n, tests int) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	span := 90 * 24 * time.Hour
 	build := int64(1_700_000_000_000_000_000)
-	var recs []db.Record
+	var recs []prowcrawl.Record
 	for i := range n {
 		j := jobs[i%len(jobs)]
 		start := Now.Add(-time.Duration(rng.Int64N(int64(span))))
@@ -117,8 +118,8 @@ func Generate(ctx context.Context, d *db.DB, n, tests int) error {
 				if b == 2 && slices.Contains(shows, "pod-network-cross-node") {
 					secs += float64(rng.IntN(20))
 				}
-				r.Disruptions = append(r.Disruptions, db.RunDisruption{File: "artifacts/e2e/openshift-e2e-test/artifacts/junit/backend-disruption_e2e.json",
-					Backend: backend, BackendName: strings.SplitN(backend, "-new", 2)[0], Connection: "new", Seconds: secs, Source: db.DisruptionFromFile})
+				r.Disruptions = append(r.Disruptions, prowcrawl.RunDisruption{File: "artifacts/e2e/openshift-e2e-test/artifacts/junit/backend-disruption_e2e.json",
+					Backend: backend, BackendName: strings.SplitN(backend, "-new", 2)[0], Connection: "new", Seconds: secs, Source: prowcrawl.DisruptionFromFile})
 			}
 		}
 		for k := range tests {
@@ -131,7 +132,7 @@ func Generate(ctx context.Context, d *db.DB, n, tests int) error {
 			case x < 8:
 				status = "skip"
 			}
-			r.Tests = append(r.Tests, db.Test{Suite: "openshift-tests",
+			r.Tests = append(r.Tests, prowcrawl.Test{Suite: "openshift-tests",
 				Name: fmt.Sprintf("[sig-test] upgrade case %d should work", k), Status: status})
 		}
 		recs = append(recs, r)
@@ -168,11 +169,11 @@ func Open(ctx context.Context, path string, n, tests int) (d *db.DB, generated b
 // Record is a complete run of job j in the bucket: build id build, started
 // at start, two hours long unless pending, with the symptoms symptomIDs
 // matched an hour in, as the analysis' tests and benchmarks plant them.
-func Record(j db.Job, build int64, result string, start time.Time, symptomIDs ...string) db.Record {
+func Record(j prowcrawl.Job, build int64, result string, start time.Time, symptomIDs ...string) prowcrawl.Record {
 	path := fmt.Sprintf("logs/%s/%d", j.Name, build)
-	r := db.Record{
+	r := prowcrawl.Record{
 		Job: j,
-		Run: db.Run{
+		Run: prowcrawl.Run{
 			BuildID: build, Bucket: bucket, Path: path,
 			URL:       "https://prow.ci.openshift.org/view/gs/" + bucket + "/" + path,
 			StartedAt: start, Result: result,
@@ -184,7 +185,7 @@ func Record(j db.Job, build int64, result string, start time.Time, symptomIDs ..
 		r.Run.FinishedAt = start.Add(2 * time.Hour)
 	}
 	for _, id := range symptomIDs {
-		r.Symptoms = append(r.Symptoms, db.RunSymptom{SymptomID: id, Hits: 2,
+		r.Symptoms = append(r.Symptoms, prowcrawl.RunSymptom{SymptomID: id, Hits: 2,
 			File: "artifacts/e2e/gather-extra/pods/etcd.log", Line: 7, Excerpt: "dial tcp 10.0.61.114:2379: connect: connection refused",
 			At: start.Add(time.Hour)})
 	}
