@@ -46,6 +46,9 @@ type Population string
 const (
 	// Unfinished: aborted or still running (pending); never counted.
 	Unfinished Population = "unfinished"
+	// AggregatedJob: a run of an aggregated job (aggregated-*, the release
+	// analysis aggregator) summarises runs counted already; never counted.
+	AggregatedJob Population = "aggregated"
 	// NotStarted: the upgrade never began (install failed, or the cluster
 	// version operator never acknowledged it); counted apart.
 	NotStarted Population = "upgrade not started"
@@ -70,8 +73,14 @@ func Finished(result string) bool {
 	return false
 }
 
+// IsAggregated says whether job is an aggregated job: the release
+// analysis aggregator's, whose runs summarise other runs (Sippy's
+// aggregated variant, out of every rate).
+func IsAggregated(job string) bool { return strings.HasPrefix(job, "aggregated-") }
+
 // RunFacts are what the population of a run depends on.
 type RunFacts struct {
+	Job    string
 	Result string
 	// UpgradeStarted is false only when the run is known not to have
 	// begun its upgrade; unknown counts as begun.
@@ -87,6 +96,8 @@ func PopulationOf(run RunFacts, rule RuleVersion, reach Reach) Population {
 	switch {
 	case !Finished(run.Result):
 		return Unfinished
+	case IsAggregated(run.Job):
+		return AggregatedJob
 	case run.UpgradeStarted != nil && !*run.UpgradeStarted:
 		return NotStarted
 	case !reach.AppliesTo(run.Topology):

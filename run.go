@@ -44,6 +44,13 @@ type Run struct {
 	ObjectsRead   int
 	BytesRead     int64
 	CrawledAt     time.Time // the time of the Write when zero
+	// Overall is Sippy's overall result of the run (OverallOf); empty when
+	// not known (stored before it was derived).
+	Overall OverallResult
+	// ClusterNetworks and ServiceNetworks are the run's own networks
+	// (CIDRs, IPv4 and IPv6), from gather-extra's config-resources.json;
+	// empty when the run does not say.
+	ClusterNetworks, ServiceNetworks []string
 }
 
 // Test is one test case of a run: a row of tests.

@@ -269,6 +269,10 @@ func (t *tally) addHits(g db.SymptomGroup) {
 // when the release is known, in the edge and the variant (RunKeys, the one
 // definition of those keys).
 func keysOfJob(j prowcrawl.Job, rel, from, kind string) ([]scopeKey, prowcrawl.Variant) {
+	if prowcrawl.IsAggregated(j.Name) {
+		// It summarises runs counted already: in no scope at all.
+		return nil, prowcrawl.Variant{}
+	}
 	if j.Type == prowcrawl.TypePresubmit {
 		return []scopeKey{{db.ScopePresubmit, j.Name}}, prowcrawl.Variant{}
 	}
@@ -331,7 +335,7 @@ func sumScopes(c db.AnalysisCounts) scopeCounts {
 		for _, k := range keys {
 			tallyOf(s.runs, k).addRuns(g)
 			for _, symptom := range c.Symptoms {
-				switch c.Population(symptom, g.Topology, g.RuleSet) {
+				switch c.Population(symptom, g.Job, g.Topology, g.RuleSet) {
 				case prowcrawl.Counted:
 					tallyOf(s.ruleRuns[symptom], k).addRuns(g)
 				case prowcrawl.NotClassified:
@@ -539,7 +543,7 @@ func weeklyRates(c db.AnalysisCounts) map[string][]db.WeeklyRate {
 		}
 		if g.Symptom == "" {
 			for _, symptom := range c.Symptoms {
-				if c.Population(symptom, j.Topology, g.RuleSet) == prowcrawl.Counted {
+				if c.Population(symptom, g.Job, j.Topology, g.RuleSet) == prowcrawl.Counted {
 					w.runs[symptom] += g.Runs
 				}
 			}

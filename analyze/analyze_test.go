@@ -588,3 +588,45 @@ func TestRunFlakeRates(t *testing.T) {
 		t.Errorf("flake rates\n got %q\nwant %q", lines, want)
 	}
 }
+
+// TestAggregatedRunsApart: the release analysis aggregator's runs beside
+// the ordinary runs of their edge summarise those runs: every edge,
+// variant and job count, in Go and in the views, is the ordinary runs'
+// alone, and the aggregated job has no key at all.
+func TestAggregatedRunsApart(t *testing.T) {
+	counts := func(aggregated bool) ([]string, []string) {
+		d := openStore(t)
+		p := newPlanter(t, d)
+		micro := upgradeJob("4.14", "4.14", "micro", "aws", "ovn")
+		p.runs(micro, 10, 2, symptom, now.AddDate(0, 0, -3), now)
+		if aggregated {
+			agg := upgradeJob("4.14", "4.14", "micro", "aws", "ovn")
+			agg.Name = "aggregated-aws-ovn-upgrade-4.14-micro-release-openshift-release-analysis-aggregator"
+			p.runs(agg, 4, 3, symptom, now.AddDate(0, 0, -3), now)
+		}
+		p.flush()
+		res, err := Compute(t.Context(), d, DefaultOptions(), Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		view, err := d.ViewRates(t.Context(), symptom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var goRates, sqlRates []string
+		for _, r := range res.Rates {
+			if r.Symptom == symptom {
+				goRates = append(goRates, fmt.Sprintf("%s %s %d %d", r.Scope, r.Key, r.FinishedRuns, r.RunsWith))
+			}
+		}
+		for _, r := range view {
+			sqlRates = append(sqlRates, fmt.Sprintf("%s %s %d %d", r.Scope, r.Key, r.FinishedRuns, r.RunsWith))
+		}
+		return goRates, sqlRates
+	}
+	alone, aloneSQL := counts(false)
+	with, withSQL := counts(true)
+	if !slices.Equal(with, alone) || !slices.Equal(withSQL, aloneSQL) || !slices.Equal(with, withSQL) || len(alone) == 0 {
+		t.Errorf("rates with the aggregated runs\n  go %q\n sql %q\nwant the ordinary runs' alone %q", with, withSQL, alone)
+	}
+}

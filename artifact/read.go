@@ -281,6 +281,7 @@ func (r *reading) read(ctx context.Context) error {
 
 	// A running job's artifacts are incomplete: it is read again once done.
 	if run.Result == "pending" && !r.opts.Triage {
+		run.Overall = prowcrawl.OverallRunning
 		return nil
 	}
 	if !oneGo {
@@ -323,6 +324,13 @@ func (r *reading) read(ctx context.Context) error {
 	}
 	if began, ok := prow.UpgradeBegan(cvRead, tests, len(tests) > 0); ok {
 		run.UpgradeStarted = &began
+	}
+	run.Overall = prowcrawl.OverallOf(run.Result, tests, run.UpgradeStarted)
+	for _, p := range r.res.Networks.Cluster {
+		run.ClusterNetworks = append(run.ClusterNetworks, p.String())
+	}
+	for _, p := range r.res.Networks.Service {
+		run.ServiceNetworks = append(run.ServiceNetworks, p.String())
 	}
 	if scan != nil {
 		r.res.Symptoms = r.classify(ctx, p, scan, tests, run.UpgradeState)

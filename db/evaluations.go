@@ -123,9 +123,9 @@ FROM symptoms WHERE active = 1 ORDER BY id`)
 // them): counted, out of the rule's reach, or not classified yet by its
 // current version. It is prowcrawl.PopulationOf, the one definition of a
 // counted run, for the runs of a group.
-func (c AnalysisCounts) Population(symptom, topology string, ruleSet int64) prowcrawl.Population {
+func (c AnalysisCounts) Population(symptom, job, topology string, ruleSet int64) prowcrawl.Population {
 	began := true
 	s := c.Rules[symptom]
-	return prowcrawl.PopulationOf(prowcrawl.RunFacts{Result: "success", UpgradeStarted: &began, Topology: topology,
+	return prowcrawl.PopulationOf(prowcrawl.RunFacts{Job: job, Result: "success", UpgradeStarted: &began, Topology: topology,
 		Evaluated: c.RuleSets[ruleSet].Versions}, s.Version(), s.Reach)
 }

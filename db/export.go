@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"strings"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // ExportRun is a run with its job's variants, its keys, and the lists
@@ -80,7 +83,8 @@ func (d *DB) exportPage(ctx context.Context, afterJob string, afterID int64) ([]
 	coalesce(r.upgrade, ''), coalesce(r.from_version, ''), coalesce(r.to_version, ''), coalesce(r.upgrade_state, ''),
 	r.upgrade_started, coalesce(r.edge, ''), coalesce(r.variant, ''),
 	coalesce(r.tag, ''), coalesce(r.from_tag, ''), coalesce(r.pull, 0), r.fetch_status, coalesce(r.fetch_error, ''),
-	r.objects_read, r.bytes_read, r.crawled_at
+	r.objects_read, r.bytes_read, r.crawled_at,
+	coalesce(r.overall_result, ''), coalesce(r.cluster_networks, ''), coalesce(r.service_networks, '')
 FROM runs r JOIN jobs j ON j.name = r.job
 WHERE (r.job, r.build_id) > (?, ?)
 ORDER BY r.job, r.build_id LIMIT ?`, afterJob, afterID, exportPage)
@@ -94,15 +98,18 @@ ORDER BY r.job, r.build_id LIMIT ?`, afterJob, afterID, exportPage)
 		j, r := &e.Job, &e.Run
 		var started, finished, crawled sql.NullString
 		var upgradeStarted sql.NullBool
+		var overall, clusterNets, serviceNets string
 		if err := rows.Scan(&j.Name, &j.Type, &j.Release, &j.FromRelease, &j.Upgrade, &j.Platform, &j.Network, &j.Arch, &j.Topology,
 			&r.BuildID, &r.Bucket, &r.Path, &r.URL, &started, &finished, &r.Result, &r.Release, &r.FromRelease,
 			&r.Upgrade, &r.FromVersion, &r.ToVersion, &r.UpgradeState,
 			&upgradeStarted, &e.Edge, &e.Variant,
 			&r.Tag, &r.FromTag, &r.Pull, &r.FetchStatus, &r.FetchError,
-			&r.ObjectsRead, &r.BytesRead, &crawled); err != nil {
+			&r.ObjectsRead, &r.BytesRead, &crawled, &overall, &clusterNets, &serviceNets); err != nil {
 			return nil, fmt.Errorf("export runs: %w", err)
 		}
 		r.Job = j.Name
+		r.Overall = prowcrawl.OverallResult(overall)
+		r.ClusterNetworks, r.ServiceNetworks = splitList(clusterNets), splitList(serviceNets)
 		if upgradeStarted.Valid {
 			r.UpgradeStarted = &upgradeStarted.Bool
 		}
@@ -232,4 +239,12 @@ func exportChildren[T any](ctx context.Context, d *DB, page []ExportRun, what, q
 type runKey struct {
 	job string
 	id  int64
+}
+
+// splitList reads a comma-separated column, nil when empty.
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

@@ -1,5 +1,5 @@
--- version 20
--- The schema of every migration up to 0020_evaluations, written by `make schema`; do not edit.
+-- version 21
+-- The schema of every migration up to 0021_overall_networks, written by `make schema`; do not edit.
 
 CREATE TABLE jobs (
 	name         TEXT PRIMARY KEY,
@@ -34,7 +34,7 @@ CREATE TABLE runs (
 	fetch_error   TEXT,
 	objects_read  INTEGER NOT NULL DEFAULT 0,
 	bytes_read    INTEGER NOT NULL DEFAULT 0,
-	crawled_at    TEXT NOT NULL, upgrade_started INTEGER CHECK (upgrade_started IN (0, 1)), edge TEXT, variant TEXT, fetch_attempts INTEGER NOT NULL DEFAULT 0, given_up_at TEXT, rule_set INTEGER,
+	crawled_at    TEXT NOT NULL, upgrade_started INTEGER CHECK (upgrade_started IN (0, 1)), edge TEXT, variant TEXT, fetch_attempts INTEGER NOT NULL DEFAULT 0, given_up_at TEXT, rule_set INTEGER, overall_result TEXT CHECK (overall_result IN ('S', 'F', 'U', 'I', 'N', 'n', 'A', 'R')), cluster_networks TEXT, service_networks TEXT,
 	PRIMARY KEY (job, build_id)
 ) STRICT;
 
@@ -375,15 +375,16 @@ CREATE VIEW v_run_populations AS
 SELECT symptom_id, job, build_id, url, result, started_at, edge, variant, type, topology,
 	CASE
 		WHEN result NOT IN ('success', 'failure', 'error') THEN 'unfinished'
+		WHEN job GLOB 'aggregated-*' THEN 'aggregated'
 		WHEN upgrade_started IS 0 THEN 'upgrade not started'
 		WHEN NOT in_reach THEN 'rule does not apply'
 		WHEN NOT evaluated THEN 'not classified yet'
 		ELSE 'counted'
 	END AS population,
-	in_reach, evaluated, shows
+	in_reach, evaluated, shows, overall_result
 FROM (
 	SELECT s.id AS symptom_id, r.job, r.build_id, r.url, r.result, r.started_at, r.edge, r.variant, r.upgrade_started,
-		j.type, j.topology,
+		j.type, j.topology, r.overall_result,
 		coalesce(j.topology, '') = '' OR (instr(',' || coalesce(s.not_topology, '') || ',', ',' || j.topology || ',') = 0
 			AND (s.topology IS NULL OR instr(',' || s.topology || ',', ',' || j.topology || ',') > 0)) AS in_reach,
 		EXISTS (SELECT 1 FROM rule_set_rules m WHERE m.rule_set = r.rule_set AND m.symptom_id = s.id
@@ -410,19 +411,19 @@ FROM (
 		sum(population = 'counted' AND result <> 'success') AS failed_runs,
 		sum(population = 'upgrade not started' AND in_reach AND evaluated) AS left_out,
 		sum(population = 'not classified yet') AS not_classified,
-		sum(population <> 'unfinished' AND in_reach) AS reached
+		sum(population NOT IN ('unfinished', 'aggregated') AND in_reach) AS reached
 	FROM v_run_populations GROUP BY symptom_id, job
 	UNION ALL
 	SELECT symptom_id, 'edge', edge, sum(population = 'counted'), sum(population = 'counted' AND shows),
 		sum(population = 'counted' AND shows AND result <> 'success'), sum(population = 'counted' AND result <> 'success'),
 		sum(population = 'upgrade not started' AND in_reach AND evaluated), sum(population = 'not classified yet'),
-		sum(population <> 'unfinished' AND in_reach)
+		sum(population NOT IN ('unfinished', 'aggregated') AND in_reach)
 	FROM v_run_populations WHERE type IS NOT 'presubmit' AND edge IS NOT NULL GROUP BY symptom_id, edge
 	UNION ALL
 	SELECT symptom_id, 'variant', variant, sum(population = 'counted'), sum(population = 'counted' AND shows),
 		sum(population = 'counted' AND shows AND result <> 'success'), sum(population = 'counted' AND result <> 'success'),
 		sum(population = 'upgrade not started' AND in_reach AND evaluated), sum(population = 'not classified yet'),
-		sum(population <> 'unfinished' AND in_reach)
+		sum(population NOT IN ('unfinished', 'aggregated') AND in_reach)
 	FROM v_run_populations WHERE type IS NOT 'presubmit' AND variant IS NOT NULL GROUP BY symptom_id, variant
 ) WHERE reached > 0;
 

@@ -48,8 +48,9 @@ ON CONFLICT (name) DO UPDATE SET
 	// which would cascade to rows of the run that are not ours to drop.
 	upsertRun = `INSERT INTO runs (job, build_id, bucket, path, url, started_at, finished_at, result,
 	release, from_release, upgrade, from_version, to_version, upgrade_state, tag, from_tag, pull,
-	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at, upgrade_started, edge, variant, rule_set)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at, upgrade_started, edge, variant, rule_set,
+	overall_result, cluster_networks, service_networks)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (job, build_id) DO UPDATE SET
 	bucket = excluded.bucket,
 	path = excluded.path,
@@ -76,7 +77,10 @@ ON CONFLICT (job, build_id) DO UPDATE SET
 	upgrade_started = excluded.upgrade_started,
 	edge = excluded.edge,
 	variant = excluded.variant,
-	rule_set = excluded.rule_set`
+	rule_set = excluded.rule_set,
+	overall_result = excluded.overall_result,
+	cluster_networks = excluded.cluster_networks,
+	service_networks = excluded.service_networks`
 
 	// A test listed twice in a run (two JUnit files, a retry) is merged as
 	// the design defines it: failed and passed is a flake; a skip yields to
@@ -467,7 +471,8 @@ func (w *writer) record(rec *Record, now time.Time, written map[writtenRun]bool)
 		nullString(r.Tag), nullString(r.FromTag), nullInt(r.Pull),
 		r.FetchStatus, nullString(r.FetchError), r.ObjectsRead, r.BytesRead,
 		formatTime(r.CrawledAt), r.FetchAttempts, nullTime(r.GivenUpAt), upgradeStarted,
-		nullString(edge.String()), nullString(variant.String()), set); err != nil {
+		nullString(edge.String()), nullString(variant.String()), set,
+		nullString(string(r.Overall)), nullString(strings.Join(r.ClusterNetworks, ",")), nullString(strings.Join(r.ServiceNetworks, ","))); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	shared := []any{r.Job, r.BuildID}

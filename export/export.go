@@ -58,16 +58,23 @@ type Run struct {
 	ToVersion      string  `json:"to_version,omitempty"`
 	UpgradeState   string  `json:"upgrade_state,omitempty"`
 	// UpgradeStarted is null when it is not known, which counts as begun.
-	UpgradeStarted *bool        `json:"upgrade_started"`
-	Tag            string       `json:"tag,omitempty"`
-	FromTag        string       `json:"from_tag,omitempty"`
-	Pull           int          `json:"pull,omitempty"`
-	FetchStatus    string       `json:"fetch_status"`
-	FetchError     string       `json:"fetch_error,omitempty"`
-	CrawledAt      string       `json:"crawled_at"`
-	Tests          []Test       `json:"tests"`
-	Symptoms       []Symptom    `json:"symptoms"`
-	Disruptions    []Disruption `json:"disruptions"`
+	UpgradeStarted *bool `json:"upgrade_started"`
+	// OverallResult is Sippy's overall result (S F U I N n A R); empty when
+	// not known. N and n are infrastructure failures.
+	OverallResult string `json:"overall_result,omitempty"`
+	// ClusterNetworks and ServiceNetworks are the run's own CIDRs, IPv4
+	// and IPv6; empty when it does not say.
+	ClusterNetworks []string     `json:"cluster_networks"`
+	ServiceNetworks []string     `json:"service_networks"`
+	Tag             string       `json:"tag,omitempty"`
+	FromTag         string       `json:"from_tag,omitempty"`
+	Pull            int          `json:"pull,omitempty"`
+	FetchStatus     string       `json:"fetch_status"`
+	FetchError      string       `json:"fetch_error,omitempty"`
+	CrawledAt       string       `json:"crawled_at"`
+	Tests           []Test       `json:"tests"`
+	Symptoms        []Symptom    `json:"symptoms"`
+	Disruptions     []Disruption `json:"disruptions"`
 	// Rules are every active rule and every rule version that read the
 	// run: the version that read it and whether the run is one of the
 	// rule's counted runs, as every rate counts them.
@@ -143,7 +150,8 @@ func Schema() []Field {
 		opt("started_at", "TIMESTAMP"), opt("finished_at", "TIMESTAMP"), req("result", "STRING"),
 		opt("release", "STRING"), opt("from_release", "STRING"), opt("upgrade", "STRING"),
 		opt("from_version", "STRING"), opt("to_version", "STRING"), opt("upgrade_state", "STRING"),
-		opt("upgrade_started", "BOOLEAN"),
+		opt("upgrade_started", "BOOLEAN"), opt("overall_result", "STRING"),
+		{Name: "cluster_networks", Type: "STRING", Mode: "REPEATED"}, {Name: "service_networks", Type: "STRING", Mode: "REPEATED"},
 		opt("tag", "STRING"), opt("from_tag", "STRING"), opt("pull", "INTEGER"),
 		req("fetch_status", "STRING"), opt("fetch_error", "STRING"), req("crawled_at", "TIMESTAMP"),
 		nested("tests",
@@ -176,6 +184,7 @@ func FromDB(e db.ExportRun) Run {
 		Bucket: r.Bucket, Path: r.Path, URL: r.URL, StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt),
 		Result: r.Result, Release: r.Release, FromRelease: r.FromRelease, Upgrade: r.Upgrade,
 		FromVersion: r.FromVersion, ToVersion: r.ToVersion, UpgradeState: r.UpgradeState, UpgradeStarted: r.UpgradeStarted,
+		OverallResult: string(r.Overall), ClusterNetworks: nonNil(r.ClusterNetworks), ServiceNetworks: nonNil(r.ServiceNetworks),
 		Tag: r.Tag, FromTag: r.FromTag, Pull: r.Pull, FetchStatus: r.FetchStatus, FetchError: r.FetchError,
 		CrawledAt: r.CrawledAt.UTC().Format(time.RFC3339),
 		Tests:     []Test{}, Symptoms: []Symptom{}, Disruptions: []Disruption{}, Rules: []Rule{},
@@ -242,3 +251,11 @@ func (w *Writer) Flush() error { return w.bw.Flush() }
 
 // Count is the number of runs written.
 func (w *Writer) Count() int { return w.n }
+
+// nonNil is s, or an empty list: a JSON list is never null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

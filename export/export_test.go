@@ -560,6 +560,8 @@ func checkFields(t *testing.T, path string, typ reflect.Type, fields []export.Fi
 		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
 			want, mode = "RECORD", "REPEATED"
 			checkFields(t, path+"."+name, ft.Elem(), f.Fields)
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			want, mode = "STRING", "REPEATED"
 		case slices.Contains(strings.Split(opts, ","), "string"):
 			want = "STRING"
 		case ft.Kind() == reflect.String && (name == "at" || strings.HasSuffix(name, "_at")):
