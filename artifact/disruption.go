@@ -102,7 +102,7 @@ func (r *reading) recordDisruption(f File, got []prowcrawl.RunDisruption, err er
 	// problem of the file, not disruption.
 	longest := r.longestDisruption()
 	for _, d := range got {
-		if d.Seconds > longest.Seconds() {
+		if d.Seconds > longest.Seconds() || d.Seconds < 0 {
 			r.fail(f.Name(), "parse", fmt.Errorf("disruption %s%s: backend %s down for %.0f s, longer than the run can be (%s): left out",
 				r.run.Dir, f.Name(), d.Backend, d.Seconds, longest))
 			continue
