@@ -103,7 +103,7 @@ func (d *DB) EdgeFromVersionsOf(ctx context.Context, shows []SymptomRun, b Bound
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
-	// A run's edge follows from its job and edge columns (RunKeys), so the
+	// A run's edge follows from its job and edge columns (prowcrawl.RunKeys), so the
 	// days are grouped without it, in the index's order, and summed here;
 	// the edge of a group is the one its runs hold, unless they hold two (a
 	// database whose edges two versions derived), when SQLite groups by it

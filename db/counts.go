@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // Window is a span of run start times: From excluded, To included.
@@ -56,8 +58,8 @@ type RunGroup struct {
 }
 
 // Job is the jobs row of the group's job.
-func (g RunGroup) JobRow() Job {
-	return Job{Name: g.Job, Type: g.Type, Platform: g.Platform, Network: g.Network, Arch: g.Arch, Topology: g.Topology}
+func (g RunGroup) JobRow() prowcrawl.Job {
+	return prowcrawl.Job{Name: g.Job, Type: g.Type, Platform: g.Platform, Network: g.Network, Arch: g.Arch, Topology: g.Topology}
 }
 
 // SymptomGroup counts the finished runs of one job on one edge that show an

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // The analysis tests plant runs of their own, so that they do not depend
@@ -15,31 +17,31 @@ import (
 
 var anNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-func anJob(name, from, to, kind, platform, network string) Job {
-	return Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
+func anJob(name, from, to, kind, platform, network string) prowcrawl.Job {
+	return prowcrawl.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
 		Platform: platform, Network: network, Arch: "amd64", Topology: "ha"}
 }
 
 var (
 	anMinor = anJob("ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade", "4.13", "4.14", "minor", "aws", "ovn")
 	anMicro = anJob("ci-4.14-e2e-metal-upgrade", "4.14", "4.14", "micro", "metal", "")
-	anOld   = Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade", Type: "periodic", Platform: "aws"}
+	anOld   = prowcrawl.Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade", Type: "periodic", Platform: "aws"}
 	// anPre is a presubmit whose runs upgrade 4.14 z-streams: they count
 	// in its presubmit scope, never on the 4.14 micro edge.
-	anPre = Job{Name: "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", Type: "presubmit", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha"}
+	anPre = prowcrawl.Job{Name: "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", Type: "presubmit", Platform: "aws", Network: "ovn", Arch: "amd64", Topology: "ha"}
 )
 
 // anRun is a run of job j on the job's edge (4.14 micro for a presubmit).
-func anRun(j Job, build int64, result string, start time.Time, symptoms ...string) Record {
+func anRun(j prowcrawl.Job, build int64, result string, start time.Time, symptoms ...string) prowcrawl.Record {
 	path := fmt.Sprintf("logs/%s/%d", j.Name, build)
-	r := Record{Job: j, Run: Run{BuildID: build, Bucket: "test-platform-results", Path: path,
+	r := prowcrawl.Record{Job: j, Run: prowcrawl.Run{BuildID: build, Bucket: "test-platform-results", Path: path,
 		URL: "https://prow.ci.openshift.org/view/gs/test-platform-results/" + path, StartedAt: start, Result: result,
 		Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade, FetchStatus: "complete"}}
-	if j.Type == TypePresubmit {
+	if j.Type == prowcrawl.TypePresubmit {
 		r.Run.Release, r.Run.FromRelease, r.Run.Upgrade = "4.14", "4.14", "micro"
 	}
 	for i, s := range symptoms {
-		r.Symptoms = append(r.Symptoms, RunSymptom{SymptomID: s, Hits: i + 1, File: "build-log.txt", Line: 10 * (i + 1),
+		r.Symptoms = append(r.Symptoms, prowcrawl.RunSymptom{SymptomID: s, Hits: i + 1, File: "build-log.txt", Line: 10 * (i + 1),
 			Excerpt: "dial tcp 10.0.0.1:2379: connect: connection refused", At: start.Add(time.Minute)})
 	}
 	return r
@@ -68,7 +70,7 @@ func anStore(t *testing.T) *DB {
 		t.Fatal(err)
 	}
 	h, day := time.Hour, 24*time.Hour
-	recs := []Record{
+	recs := []prowcrawl.Record{
 		anRun(anMinor, 1, "success", anNow.Add(-h), "etcd"),
 		anRun(anMinor, 2, "failure", anNow.Add(-2*day), "etcd", "upgrade"),
 		anRun(anMinor, 3, "failure", anNow.Add(-10*day), "upgrade", "gone"),
@@ -82,9 +84,9 @@ func anStore(t *testing.T) *DB {
 	}
 	never := false
 	recs[9].Run.UpgradeStarted = &never
-	recs[0].Tests = []Test{{Suite: "s", Name: "a", Status: "flake"}, {Suite: "s", Name: "b", Status: "pass"}}
-	recs[1].Tests = []Test{{Suite: "s", Name: "a", Status: "fail"}, {Suite: "s", Name: "b", Status: "skip"}}
-	recs[3].Tests = []Test{{Suite: "s", Name: "a", Status: "flake"}} // aborted: does not count
+	recs[0].Tests = []prowcrawl.Test{{Suite: "s", Name: "a", Status: "flake"}, {Suite: "s", Name: "b", Status: "pass"}}
+	recs[1].Tests = []prowcrawl.Test{{Suite: "s", Name: "a", Status: "fail"}, {Suite: "s", Name: "b", Status: "skip"}}
+	recs[3].Tests = []prowcrawl.Test{{Suite: "s", Name: "a", Status: "flake"}} // aborted: does not count
 	write(t, d, recs)
 	// The rule of "gone" was dropped: its evidence stays, it is not analysed.
 	if err := d.SyncSymptoms(t.Context(), []Symptom{
@@ -127,7 +129,7 @@ func TestAnalysisSchema(t *testing.T) {
 			t.Errorf("%s columns\n got %v\nwant %v", view, got, want)
 		}
 	}
-	// The keys are RunKeys of the run's own release columns and its job,
+	// The keys are prowcrawl.RunKeys of the run's own release columns and its job,
 	// stored by the writer; a presubmit has none.
 	got := queryStrings(t, d.db, `SELECT build_id || ' ' || coalesce(edge, 'NULL') || ' | ' || coalesce(variant, 'NULL') || ' ' ||
 	coalesce(upgrade_started, 'NULL') FROM runs ORDER BY build_id`)
@@ -422,7 +424,7 @@ func TestWeekCounts(t *testing.T) {
 	// ISO weeks across a year end: 2025-12-29 (a Monday) starts 2026-W01;
 	// 2027-01-03 (a Sunday) ends 2026-W53.
 	day := func(s string) time.Time { tm, _ := time.Parse(time.DateOnly, s); return tm.Add(10 * time.Hour) }
-	write(t, d, []Record{
+	write(t, d, []prowcrawl.Record{
 		anRun(anMinor, 1, "failure", day("2025-12-28"), "etcd"),
 		anRun(anMinor, 2, "success", day("2025-12-29")),
 		anRun(anMinor, 3, "failure", day("2026-01-04"), "etcd"),

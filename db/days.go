@@ -10,6 +10,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // The counts of a window are read by day (migration 0019): runs_days and
@@ -89,13 +91,13 @@ func windowArgs(o CountOptions) []any {
 // windowRuns reads c.Runs (and with o.Weeks the runs' weeks) for the
 // window o.Bounds, by day from runs_days.
 func (c *AnalysisCounts) windowRuns(ctx context.Context, tx *sql.Tx, o CountOptions) error {
-	jobs := map[string]Job{}
+	jobs := map[string]prowcrawl.Job{}
 	rows, err := tx.QueryContext(ctx, `SELECT name, coalesce(type, ''), coalesce(platform, ''), coalesce(network, ''), coalesce(arch, ''), coalesce(topology, '') FROM jobs`)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
-		var j Job
+		var j prowcrawl.Job
 		if err := rows.Scan(&j.Name, &j.Type, &j.Platform, &j.Network, &j.Arch, &j.Topology); err != nil {
 			rows.Close()
 			return err

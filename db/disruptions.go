@@ -11,16 +11,6 @@ import (
 	"github.com/openshift-eng/prowcrawl"
 )
 
-// RunDisruption is the root package's; the alias keeps callers building
-// while they move to it.
-type RunDisruption = prowcrawl.RunDisruption
-
-// The sources of run_disruptions rows.
-const (
-	DisruptionFromFile   = prowcrawl.DisruptionFromFile
-	DisruptionFromEvents = prowcrawl.DisruptionFromEvents
-)
-
 // disruptionConflict merges two entries of one file with one backend name
 // (a file can repeat a Name under two keys): they add up. (disruptionRows
 // is the INSERT.)
@@ -33,7 +23,7 @@ const disruptionConflict = `ON CONFLICT (job, build_id, file, backend) DO UPDATE
 
 // disruptions stores a run's disruption rows; shared are the parameters
 // each row of disruptionRows begins with.
-func (w *writer) disruptions(shared []any, ds []RunDisruption) error {
+func (w *writer) disruptions(shared []any, ds []prowcrawl.RunDisruption) error {
 	for _, d := range ds {
 		if d.File == "" || d.Backend == "" {
 			return fmt.Errorf("disruption %q of %q: no file or no backend", d.Backend, d.File)
@@ -42,7 +32,7 @@ func (w *writer) disruptions(shared []any, ds []RunDisruption) error {
 			return fmt.Errorf("disruption %s of %s: %v seconds", d.Backend, d.File, d.Seconds)
 		}
 		switch d.Source {
-		case DisruptionFromFile, DisruptionFromEvents:
+		case prowcrawl.DisruptionFromFile, prowcrawl.DisruptionFromEvents:
 		default:
 			return fmt.Errorf("disruption %s of %s: source %q", d.Backend, d.File, d.Source)
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // TestWriteTimelinesAndDisruptions stores a run's symptom timeline and
@@ -22,21 +24,21 @@ func TestWriteTimelinesAndDisruptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
-	rec := Record{
-		Job: Job{Name: "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade", Release: "4.14", FromRelease: "4.13", Upgrade: "minor"},
-		Run: Run{BuildID: 1, Bucket: "b", Path: "logs/j/1", URL: "u", StartedAt: at, FinishedAt: at.Add(2 * time.Hour), Result: "failure",
+	rec := prowcrawl.Record{
+		Job: prowcrawl.Job{Name: "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade", Release: "4.14", FromRelease: "4.13", Upgrade: "minor"},
+		Run: prowcrawl.Run{BuildID: 1, Bucket: "b", Path: "logs/j/1", URL: "u", StartedAt: at, FinishedAt: at.Add(2 * time.Hour), Result: "failure",
 			Release: "4.14", FromRelease: "4.13", Upgrade: "minor", FetchStatus: "complete"},
-		Symptoms: []RunSymptom{
+		Symptoms: []prowcrawl.RunSymptom{
 			{SymptomID: "dated", Hits: 2, At: at.Add(time.Minute), LastAt: at.Add(3 * time.Minute)},
 			{SymptomID: "undated", Hits: 1},
 		},
-		Disruptions: []RunDisruption{
-			{File: "a/backend-disruption_1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 1.5, Source: DisruptionFromFile},
-			{File: "a/backend-disruption_2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 2, Source: DisruptionFromFile},
-			{File: "a/backend-disruption_1.json", Backend: "oauth-api-new-connections", Seconds: math.NaN(), Source: DisruptionFromFile},
+		Disruptions: []prowcrawl.RunDisruption{
+			{File: "a/backend-disruption_1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 1.5, Source: prowcrawl.DisruptionFromFile},
+			{File: "a/backend-disruption_2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 2, Source: prowcrawl.DisruptionFromFile},
+			{File: "a/backend-disruption_1.json", Backend: "oauth-api-new-connections", Seconds: math.NaN(), Source: prowcrawl.DisruptionFromFile},
 		},
 	}
-	if err := d.Write(t.Context(), []Record{rec}, nil); err != nil {
+	if err := d.Write(t.Context(), []prowcrawl.Record{rec}, nil); err != nil {
 		t.Fatal(err)
 	}
 	q := func(query string) []string {
@@ -65,15 +67,15 @@ func TestWriteTimelinesAndDisruptions(t *testing.T) {
 		t.Errorf("disruption %q, want %q", got, want)
 	}
 	rec.Disruptions = rec.Disruptions[:1]
-	if err := d.Write(t.Context(), []Record{rec}, nil); err != nil {
+	if err := d.Write(t.Context(), []prowcrawl.Record{rec}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := q(`SELECT backend || ' ' || disrupted_s FROM run_disruptions`); !slices.Equal(got, []string{"kube-api-new-connections 1.5"}) {
 		t.Errorf("after a rewrite: %q", got)
 	}
 	bad := rec
-	bad.Disruptions = []RunDisruption{{File: "f", Backend: "b", Seconds: -1, Source: DisruptionFromFile}}
-	if err := d.Write(t.Context(), []Record{bad}, nil); err == nil {
+	bad.Disruptions = []prowcrawl.RunDisruption{{File: "f", Backend: "b", Seconds: -1, Source: prowcrawl.DisruptionFromFile}}
+	if err := d.Write(t.Context(), []prowcrawl.Record{bad}, nil); err == nil {
 		t.Error("negative seconds stored")
 	}
 }

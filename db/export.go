@@ -15,13 +15,13 @@ import (
 // list of a run (the rules that evaluated it, say) is a field here filled by
 // one more exportChildren call in exportPage.
 type ExportRun struct {
-	Job Job
-	Run Run
+	Job prowcrawl.Job
+	Run prowcrawl.Run
 	// Edge and Variant are runs.edge and runs.variant, the run's scope keys
-	// (RunKeys): empty for a presubmit and for a run of no known release.
+	// (prowcrawl.RunKeys): empty for a presubmit and for a run of no known release.
 	Edge, Variant string
-	Tests         []Test
-	Symptoms      []RunSymptom
+	Tests         []prowcrawl.Test
+	Symptoms      []prowcrawl.RunSymptom
 	// Disruptions are the run's disruption per backend: its run_disruptions
 	// rows of every file summed, by backend.
 	Disruptions []ExportDisruption
@@ -137,16 +137,16 @@ ORDER BY r.job, r.build_id LIMIT ?`, afterJob, afterID, exportPage)
 	if err := exportChildren(ctx, d, page, "tests",
 		`SELECT job, build_id, suite, name, status, coalesce(duration_s, 0), coalesce(message, '')
 FROM tests WHERE (job, build_id) >= (?, ?) AND (job, build_id) <= (?, ?) ORDER BY job, build_id, suite, name`,
-		func(rows *sql.Rows, k *runKey, t *Test) error {
+		func(rows *sql.Rows, k *runKey, t *prowcrawl.Test) error {
 			return rows.Scan(&k.job, &k.id, &t.Suite, &t.Name, &t.Status, &t.DurationS, &t.Message)
 		},
-		func(e *ExportRun, t Test) { e.Tests = append(e.Tests, t) }); err != nil {
+		func(e *ExportRun, t prowcrawl.Test) { e.Tests = append(e.Tests, t) }); err != nil {
 		return nil, err
 	}
 	if err := exportChildren(ctx, d, page, "symptoms",
 		`SELECT job, build_id, symptom_id, hits, coalesce(file, ''), coalesce(line, 0), coalesce(excerpt, ''), at, last_at, coalesce(rule_hash, '')
 FROM run_symptoms WHERE (job, build_id) >= (?, ?) AND (job, build_id) <= (?, ?) ORDER BY job, build_id, symptom_id`,
-		func(rows *sql.Rows, k *runKey, s *RunSymptom) error {
+		func(rows *sql.Rows, k *runKey, s *prowcrawl.RunSymptom) error {
 			var at, lastAt sql.NullString
 			if err := rows.Scan(&k.job, &k.id, &s.SymptomID, &s.Hits, &s.File, &s.Line, &s.Excerpt, &at, &lastAt, &s.RuleHash); err != nil {
 				return err
@@ -158,7 +158,7 @@ FROM run_symptoms WHERE (job, build_id) >= (?, ?) AND (job, build_id) <= (?, ?) 
 			s.LastAt, err = parseTime(lastAt)
 			return err
 		},
-		func(e *ExportRun, s RunSymptom) { e.Symptoms = append(e.Symptoms, s) }); err != nil {
+		func(e *ExportRun, s prowcrawl.RunSymptom) { e.Symptoms = append(e.Symptoms, s) }); err != nil {
 		return nil, err
 	}
 	// A backend's name and connection are the same in every file of a run

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // TestExportRunsPages: runs come in key order across pages, each with its
@@ -14,11 +16,11 @@ func TestExportRunsPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 2*exportPage + 7
-	var recs []Record
+	var recs []prowcrawl.Record
 	for i := int64(1); i <= n; i++ {
 		r := testRecord(i, int(i%3))
 		if i%100 == 0 {
-			r.Symptoms = []RunSymptom{{SymptomID: "s", Hits: int(i)}}
+			r.Symptoms = []prowcrawl.RunSymptom{{SymptomID: "s", Hits: int(i)}}
 		}
 		recs = append(recs, r)
 	}
@@ -64,18 +66,18 @@ func TestExportRunFields(t *testing.T) {
 	a.Run.UpgradeStarted, b.Run.UpgradeStarted = &began, &never
 	a.Job.Topology, b.Job.Topology, c.Job.Topology = "ha", "ha", "ha"
 	last := started.Add(90 * time.Second)
-	a.Symptoms = []RunSymptom{{SymptomID: "s", Hits: 2, At: started, LastAt: last, RuleHash: "abc123"}}
-	a.Disruptions = []RunDisruption{
-		{File: "e2e/backend-disruption_1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 1.5, Source: DisruptionFromFile},
-		{File: "e2e/backend-disruption_2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 2.25, Source: DisruptionFromFile},
-		{File: "e2e/backend-disruption_1.json", Backend: "oauth-api-reused-connections", BackendName: "oauth-api", Connection: "reused", Seconds: math.NaN(), Source: DisruptionFromFile},
+	a.Symptoms = []prowcrawl.RunSymptom{{SymptomID: "s", Hits: 2, At: started, LastAt: last, RuleHash: "abc123"}}
+	a.Disruptions = []prowcrawl.RunDisruption{
+		{File: "e2e/backend-disruption_1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 1.5, Source: prowcrawl.DisruptionFromFile},
+		{File: "e2e/backend-disruption_2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 2.25, Source: prowcrawl.DisruptionFromFile},
+		{File: "e2e/backend-disruption_1.json", Backend: "oauth-api-reused-connections", BackendName: "oauth-api", Connection: "reused", Seconds: math.NaN(), Source: prowcrawl.DisruptionFromFile},
 	}
-	write(t, d, []Record{a, b, c})
+	write(t, d, []prowcrawl.Record{a, b, c})
 	got := map[int64]ExportRun{}
 	if err := d.ExportRuns(t.Context(), func(e ExportRun) error { got[e.Run.BuildID] = e; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	edge, variant := RunKeys(a.Job, a.Run.Release, a.Run.FromRelease, a.Run.Upgrade)
+	edge, variant := prowcrawl.RunKeys(a.Job, a.Run.Release, a.Run.FromRelease, a.Run.Upgrade)
 	for id, e := range got {
 		if e.Edge != edge.String() || e.Variant != variant.String() || e.Job.Topology != "ha" {
 			t.Errorf("run %d: edge %q, variant %q, topology %q; want %q, %q, ha", id, e.Edge, e.Variant, e.Job.Topology, edge, variant)

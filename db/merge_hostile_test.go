@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // shardAt writes a shard of runs 1 to 3 with a cursor at 3, then lets
@@ -15,7 +17,7 @@ import (
 func shardAt(t *testing.T, path, poison string) string {
 	t.Helper()
 	d := openAt(t, path)
-	write(t, d, []Record{testRecord(1, 2), testRecord(2, 2), testRecord(3, 2)}, Cursor{Bucket: bucket, Job: jobName, BuildID: 3, StartedAt: started})
+	write(t, d, []prowcrawl.Record{testRecord(1, 2), testRecord(2, 2), testRecord(3, 2)}, prowcrawl.Cursor{Bucket: bucket, Job: jobName, BuildID: 3, StartedAt: started})
 	if poison != "" {
 		if _, err := openRaw(t, path).ExecContext(t.Context(), poison); err != nil {
 			t.Fatal(err)
@@ -46,7 +48,7 @@ func TestMergeRefusesUntrusted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := shardAt(t, filepath.Join(dir, strings.Repeat("s", i+1)+".db"), tc.poison)
 			out := openAt(t, filepath.Join(t.TempDir(), "out.db"))
-			write(t, out, []Record{testRecord(9, 1)})
+			write(t, out, []prowcrawl.Record{testRecord(9, 1)})
 			before := dumpRows(t, out)
 			if err := CheckShard(t.Context(), in); !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), tc.says) {
 				t.Errorf("CheckShard: %v, want ErrUntrusted saying %q", err, tc.says)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // dumpRows renders the crawled tables in a stable order.
@@ -28,7 +30,7 @@ func dumpRows(t *testing.T, d *DB) []string {
 func TestMerge(t *testing.T) {
 	dir := t.TempDir()
 	syms := []Symptom{{ID: "etcd-connection-refused", Title: "etcd", Source: "builtin"}}
-	shard := func(name string, recs []Record, cur Cursor) string {
+	shard := func(name string, recs []prowcrawl.Record, cur prowcrawl.Cursor) string {
 		p := filepath.Join(dir, name)
 		d := openAt(t, p)
 		if err := d.SyncSymptoms(t.Context(), syms); err != nil {
@@ -40,8 +42,8 @@ func TestMerge(t *testing.T) {
 		}
 		return p
 	}
-	withSymptom := func(r Record) Record {
-		r.Symptoms = []RunSymptom{{SymptomID: "etcd-connection-refused", Hits: 2, Excerpt: "dial tcp 10.0.0.1:2379: connect: connection refused"}}
+	withSymptom := func(r prowcrawl.Record) prowcrawl.Record {
+		r.Symptoms = []prowcrawl.RunSymptom{{SymptomID: "etcd-connection-refused", Hits: 2, Excerpt: "dial tcp 10.0.0.1:2379: connect: connection refused"}}
 		return r
 	}
 	other := testRecord(7, 2)
@@ -51,8 +53,8 @@ func TestMerge(t *testing.T) {
 	// and run 7 of another job.
 	pending := testRecord(2, 0)
 	pending.Run.Result, pending.Run.CrawledAt = "pending", crawled.Add(-time.Hour)
-	a := shard("a.db", []Record{withSymptom(testRecord(1, 3)), pending}, Cursor{Bucket: bucket, Job: jobName, BuildID: 2})
-	b := shard("b.db", []Record{testRecord(2, 4), other}, Cursor{Bucket: bucket, Job: "other-upgrade", BuildID: 7})
+	a := shard("a.db", []prowcrawl.Record{withSymptom(testRecord(1, 3)), pending}, prowcrawl.Cursor{Bucket: bucket, Job: jobName, BuildID: 2})
+	b := shard("b.db", []prowcrawl.Record{testRecord(2, 4), other}, prowcrawl.Cursor{Bucket: bucket, Job: "other-upgrade", BuildID: 7})
 
 	out := openAt(t, filepath.Join(dir, "out.db"))
 	st, err := out.Merge(t.Context(), a)

@@ -12,7 +12,7 @@ import (
 type Reclassified struct {
 	Job      string
 	BuildID  int64
-	Symptoms []RunSymptom
+	Symptoms []prowcrawl.RunSymptom
 	// Rules are the rule versions that classified the run again: they
 	// replace those that classified it before.
 	Rules []prowcrawl.RuleVersion

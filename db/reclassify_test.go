@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 func TestReplaceSymptoms(t *testing.T) {
@@ -50,7 +52,7 @@ func TestReplaceSymptoms(t *testing.T) {
 
 	before := queryStrings(t, d.db, `SELECT job || '/' || build_id || ' ' || symptom_id FROM run_symptoms WHERE build_id <> 2 ORDER BY 1`)
 	err = d.ReplaceSymptoms(t.Context(), []Reclassified{
-		{Job: anMinor.Name, BuildID: 2, Symptoms: []RunSymptom{{SymptomID: "gone", Hits: 3, File: "build-log.txt", Line: 7, Excerpt: "x", RuleHash: "0123456789abcdef"}}},
+		{Job: anMinor.Name, BuildID: 2, Symptoms: []prowcrawl.RunSymptom{{SymptomID: "gone", Hits: 3, File: "build-log.txt", Line: 7, Excerpt: "x", RuleHash: "0123456789abcdef"}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +66,7 @@ func TestReplaceSymptoms(t *testing.T) {
 	// A run that is not stored fails the whole batch.
 	err = d.ReplaceSymptoms(t.Context(), []Reclassified{
 		{Job: anMinor.Name, BuildID: 1},
-		{Job: anMinor.Name, BuildID: 999, Symptoms: []RunSymptom{{SymptomID: "etcd", Hits: 1}}},
+		{Job: anMinor.Name, BuildID: 999, Symptoms: []prowcrawl.RunSymptom{{SymptomID: "etcd", Hits: 1}}},
 	})
 	if err == nil || !strings.Contains(err.Error(), "no such run") {
 		t.Fatalf("err = %v", err)

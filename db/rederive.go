@@ -9,11 +9,6 @@ import (
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
-// JobFromName is prowcrawl.JobFromName.
-func JobFromName(name string, presubmit bool) Job {
-	return prowcrawl.JobFromName(name, presubmit)
-}
-
 // goSteps are the steps of migrations that SQL cannot do, run in the
 // migration's transaction after its SQL. A later change to how variants or
 // keys are derived adds a migration whose step is rederive again.
@@ -22,11 +17,12 @@ var goSteps = map[int64]func(context.Context, *sql.Tx) error{
 }
 
 // rederive derives the variants of every stored job again from its name
-// (JobFromName, keeping a job found under pr-logs/ a presubmit), the edge of
-// the runs of jobs whose name names it, whether each run's upgrade began
-// (from what was stored: the clusterversion's versions and the tests), and
-// the runs' edge and variant keys (RunKeys). When a run's edge changed, the
-// tests' counts, which are kept by edge, are counted again.
+// (prowcrawl.JobFromName, keeping a job found under pr-logs/ a presubmit),
+// the edge of the runs of jobs whose name names it, whether each run's
+// upgrade began (from what was stored: the clusterversion's versions and
+// the tests), and the runs' edge and variant keys (prowcrawl.RunKeys). When
+// a run's edge changed, the tests' counts, which are kept by edge, are
+// counted again.
 func rederive(ctx context.Context, tx *sql.Tx) error {
 	jobs, err := storedJobs(ctx, tx)
 	if err != nil {
@@ -73,19 +69,19 @@ WHERE job = ?4 AND (release IS NOT ?1 OR from_release IS NOT ?2 OR upgrade IS NO
 }
 
 // storedJobs are the stored jobs with their variants derived again.
-func storedJobs(ctx context.Context, tx *sql.Tx) (map[string]Job, error) {
+func storedJobs(ctx context.Context, tx *sql.Tx) (map[string]prowcrawl.Job, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT name, coalesce(type, '') FROM jobs`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	jobs := map[string]Job{}
+	jobs := map[string]prowcrawl.Job{}
 	for rows.Next() {
 		var name, typ string
 		if err := rows.Scan(&name, &typ); err != nil {
 			return nil, err
 		}
-		jobs[name] = JobFromName(name, typ == TypePresubmit)
+		jobs[name] = prowcrawl.JobFromName(name, typ == prowcrawl.TypePresubmit)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -127,9 +123,9 @@ GROUP BY job, build_id`, prow.AckUpgradeTest); err != nil {
 	return nil
 }
 
-// fillKeys sets runs.edge and runs.variant of every stored run: RunKeys of
+// fillKeys sets runs.edge and runs.variant of every stored run: prowcrawl.RunKeys of
 // each group of runs of one job on one edge.
-func fillKeys(ctx context.Context, tx *sql.Tx, jobs map[string]Job) error {
+func fillKeys(ctx context.Context, tx *sql.Tx, jobs map[string]prowcrawl.Job) error {
 	type group struct{ job, release, from, upgrade sql.NullString }
 	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT job, release, from_release, upgrade FROM runs INDEXED BY runs_analysis`)
 	if err != nil {
@@ -151,9 +147,9 @@ func fillKeys(ctx context.Context, tx *sql.Tx, jobs map[string]Job) error {
 	for _, g := range groups {
 		j, ok := jobs[g.job.String]
 		if !ok {
-			j = JobFromName(g.job.String, false)
+			j = prowcrawl.JobFromName(g.job.String, false)
 		}
-		edge, variant := RunKeys(j, g.release.String, g.from.String, g.upgrade.String)
+		edge, variant := prowcrawl.RunKeys(j, g.release.String, g.from.String, g.upgrade.String)
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET edge = ?, variant = ?
 WHERE job = ? AND release IS ? AND from_release IS ? AND upgrade IS ?`,
 			nullString(edge.String()), nullString(variant.String()), g.job, g.release, g.from, g.upgrade); err != nil {

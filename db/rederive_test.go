@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -19,22 +20,22 @@ func TestMigrationRederives(t *testing.T) {
 	src := openAt(t, filepath.Join(t.TempDir(), "src.db"))
 	start := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	// What the older crawler wrote: its own variants of each name.
-	outOfChange := Job{Name: "periodic-ci-openshift-release-master-ci-4.16-e2e-gcp-sdn-upgrade-out-of-change", Type: "periodic",
+	outOfChange := prowcrawl.Job{Name: "periodic-ci-openshift-release-master-ci-4.16-e2e-gcp-sdn-upgrade-out-of-change", Type: "periodic",
 		Release: "4.16", FromRelease: "4.16", Upgrade: "micro", Platform: "gcp", Network: "sdn", Arch: "amd64"}
-	cnv := Job{Name: "periodic-ci-openshift-release-main-cnv-nightly-4.21-upgrade-azure-kubevirt-ovn", Type: "periodic",
+	cnv := prowcrawl.Job{Name: "periodic-ci-openshift-release-main-cnv-nightly-4.21-upgrade-azure-kubevirt-ovn", Type: "periodic",
 		Release: "4.21", FromRelease: "4.21", Upgrade: "micro", Platform: "kubevirt", Network: "ovn", Arch: "amd64"}
-	sno := Job{Name: "periodic-ci-openshift-release-master-ci-4.12-e2e-aws-upgrade-single-node", Type: "periodic",
+	sno := prowcrawl.Job{Name: "periodic-ci-openshift-release-master-ci-4.12-e2e-aws-upgrade-single-node", Type: "periodic",
 		Release: "4.12", FromRelease: "4.12", Upgrade: "micro", Platform: "aws", Arch: "amd64"}
-	pre := Job{Name: "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", Type: "presubmit", Upgrade: "", Platform: "aws", Network: "ovn", Arch: "amd64"}
-	run := func(j Job, id int64, rel, from, kind, fromV, toV string, tests ...Test) Record {
-		return Record{Job: j, Run: Run{BuildID: id, Bucket: "b", Path: "p", URL: "u", StartedAt: start, Result: "failure",
+	pre := prowcrawl.Job{Name: "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", Type: "presubmit", Upgrade: "", Platform: "aws", Network: "ovn", Arch: "amd64"}
+	run := func(j prowcrawl.Job, id int64, rel, from, kind, fromV, toV string, tests ...prowcrawl.Test) prowcrawl.Record {
+		return prowcrawl.Record{Job: j, Run: prowcrawl.Run{BuildID: id, Bucket: "b", Path: "p", URL: "u", StartedAt: start, Result: "failure",
 			Release: rel, FromRelease: from, Upgrade: kind, FromVersion: fromV, ToVersion: toV, FetchStatus: "complete"}, Tests: tests}
 	}
-	ack := func(status string) Test {
-		return Test{Suite: "Cluster upgrade", Name: prow.AckUpgradeTest, Status: status}
+	ack := func(status string) prowcrawl.Test {
+		return prowcrawl.Test{Suite: "Cluster upgrade", Name: prow.AckUpgradeTest, Status: status}
 	}
-	other := Test{Suite: "s", Name: "install should succeed: overall", Status: "pass"}
-	write(t, src, []Record{
+	other := prowcrawl.Test{Suite: "s", Name: "install should succeed: overall", Status: "pass"}
+	write(t, src, []prowcrawl.Record{
 		run(outOfChange, 1, "4.16", "4.16", "micro", "4.16.1", "4.16.2", ack("pass")),
 		run(cnv, 2, "4.21", "4.21", "micro", "", "4.21.3", other),             // one history entry, no ack: never began
 		run(cnv, 3, "4.21", "4.21", "micro", "", "", ack("fail")),             // ack failed: never began

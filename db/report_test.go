@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/crawler"
@@ -242,8 +243,8 @@ func TestRecipes(t *testing.T) {
 	}
 	// edgeOf is a manifest run's edge, from the one definition of the keys.
 	edgeOf := func(job string) string {
-		j := db.JobFromName(job, false)
-		e, _ := db.RunKeys(j, j.Release, j.FromRelease, j.Upgrade)
+		j := prowcrawl.JobFromName(job, false)
+		e, _ := prowcrawl.RunKeys(j, j.Release, j.FromRelease, j.Upgrade)
 		return e.String()
 	}
 	crawled := regexp.MustCompile("upgrade")
@@ -356,7 +357,7 @@ func TestRecipes(t *testing.T) {
 			want := map[string][2]int{}
 			for _, g := range counts.Runs {
 				j := g.JobRow()
-				e, _ := db.RunKeys(j, g.Release, g.FromRelease, g.Upgrade)
+				e, _ := prowcrawl.RunKeys(j, g.Release, g.FromRelease, g.Upgrade)
 				if e.String() == "" || g.Runs == 0 {
 					continue
 				}

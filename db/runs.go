@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // RunState is what the crawler needs to know of a stored run to decide
@@ -53,7 +55,7 @@ func (d *DB) RunStates(ctx context.Context, bucket, job string) (map[int64]RunSt
 // Revisit returns the stored runs of job in bucket that must be fetched
 // again: those still pending and those not fetched completely, oldest first;
 // those the crawler gave up on only with givenUp.
-func (d *DB) Revisit(ctx context.Context, bucket, job string, givenUp bool) ([]Run, error) {
+func (d *DB) Revisit(ctx context.Context, bucket, job string, givenUp bool) ([]prowcrawl.Run, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs
 WHERE bucket = ? AND job = ? AND (result = 'pending' OR fetch_status <> 'complete') AND (? OR given_up_at IS NULL)
 ORDER BY build_id`, bucket, job, givenUp)
@@ -61,7 +63,7 @@ ORDER BY build_id`, bucket, job, givenUp)
 		return nil, fmt.Errorf("runs to revisit of %s: %w", job, err)
 	}
 	defer rows.Close()
-	var runs []Run
+	var runs []prowcrawl.Run
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
@@ -83,15 +85,15 @@ const runColumns = `job, build_id, bucket, path, url, started_at, finished_at, r
 	release, from_release, upgrade, from_version, to_version, upgrade_state, tag, from_tag, pull,
 	fetch_status, fetch_error, objects_read, bytes_read, crawled_at, fetch_attempts, given_up_at`
 
-func scanRun(rows *sql.Rows) (Run, error) {
-	var r Run
+func scanRun(rows *sql.Rows) (prowcrawl.Run, error) {
+	var r prowcrawl.Run
 	var started, finished, crawled, release, fromRelease, upgrade, fromVersion, toVersion,
 		upgradeState, tag, fromTag, fetchError, givenUp sql.NullString
 	var pull sql.NullInt64
 	if err := rows.Scan(&r.Job, &r.BuildID, &r.Bucket, &r.Path, &r.URL, &started, &finished, &r.Result,
 		&release, &fromRelease, &upgrade, &fromVersion, &toVersion, &upgradeState, &tag, &fromTag, &pull,
 		&r.FetchStatus, &fetchError, &r.ObjectsRead, &r.BytesRead, &crawled, &r.FetchAttempts, &givenUp); err != nil {
-		return Run{}, err
+		return prowcrawl.Run{}, err
 	}
 	r.Release, r.FromRelease, r.Upgrade = release.String, fromRelease.String, upgrade.String
 	r.FromVersion, r.ToVersion, r.UpgradeState = fromVersion.String, toVersion.String, upgradeState.String
@@ -99,35 +101,35 @@ func scanRun(rows *sql.Rows) (Run, error) {
 	r.Pull = int(pull.Int64)
 	var err error
 	if r.StartedAt, err = parseTime(started); err != nil {
-		return Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
+		return prowcrawl.Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
 	}
 	if r.FinishedAt, err = parseTime(finished); err != nil {
-		return Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
+		return prowcrawl.Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
 	}
 	if r.CrawledAt, err = parseTime(crawled); err != nil {
-		return Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
+		return prowcrawl.Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
 	}
 	if r.GivenUpAt, err = parseTime(givenUp); err != nil {
-		return Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
+		return prowcrawl.Run{}, fmt.Errorf("run %d: %w", r.BuildID, err)
 	}
 	return r, nil
 }
 
 // Cursor returns where the last crawl of job in bucket stopped, and false if
 // no crawl of it has stored a cursor.
-func (d *DB) Cursor(ctx context.Context, bucket, job string) (Cursor, bool, error) {
-	c := Cursor{Bucket: bucket, Job: job}
+func (d *DB) Cursor(ctx context.Context, bucket, job string) (prowcrawl.Cursor, bool, error) {
+	c := prowcrawl.Cursor{Bucket: bucket, Job: job}
 	var started sql.NullString
 	err := d.db.QueryRowContext(ctx, `SELECT build_id, started_at FROM crawl_cursors WHERE bucket = ? AND job = ?`,
 		bucket, job).Scan(&c.BuildID, &started)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Cursor{}, false, nil
+		return prowcrawl.Cursor{}, false, nil
 	}
 	if err != nil {
-		return Cursor{}, false, fmt.Errorf("cursor of %s: %w", job, err)
+		return prowcrawl.Cursor{}, false, fmt.Errorf("cursor of %s: %w", job, err)
 	}
 	if c.StartedAt, err = parseTime(started); err != nil {
-		return Cursor{}, false, fmt.Errorf("cursor of %s: %w", job, err)
+		return prowcrawl.Cursor{}, false, fmt.Errorf("cursor of %s: %w", job, err)
 	}
 	return c, true, nil
 }

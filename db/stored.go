@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // StoredRun is a finished run as stored, with what reclassify and search
@@ -16,7 +18,7 @@ type StoredRun struct {
 	URL          string
 	Result       string
 	StartedAt    time.Time
-	Edge         Edge
+	Edge         prowcrawl.Edge
 	FetchStatus  string
 	// UpgradeStarted is whether the run's upgrade began; nil when unknown,
 	// which counts as begun.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 func TestSymptomsAndEvidence(t *testing.T) {
@@ -18,12 +20,12 @@ func TestSymptomsAndEvidence(t *testing.T) {
 	}
 	rec := testRecord(1, 3)
 	at := time.Date(2026, 1, 12, 20, 58, 46, 0, time.UTC)
-	rec.Symptoms = []RunSymptom{
+	rec.Symptoms = []prowcrawl.RunSymptom{
 		{SymptomID: "etcd-connection-refused", Hits: 12, File: "artifacts/e/pods/kube-apiserver.log", Line: 88,
 			Excerpt: "dial tcp 10.0.61.114:2379: connect: connection refused", At: at},
 		{SymptomID: "upgrade-incomplete", Hits: 1, Excerpt: "clusterversion history[0].state = Partial"},
 	}
-	write(t, d, []Record{rec})
+	write(t, d, []prowcrawl.Record{rec})
 	got := queryStrings(t, d.db, `SELECT symptom_id || ' ' || hits || ' ' || coalesce(file, 'NULL') || ' ' ||
 		coalesce(line, 'NULL') || ' ' || coalesce(at, 'NULL') FROM run_symptoms ORDER BY symptom_id`)
 	want := []string{
@@ -36,14 +38,14 @@ func TestSymptomsAndEvidence(t *testing.T) {
 
 	// A symptom the rules do not know is refused, and fails the batch.
 	bad := testRecord(2, 1)
-	bad.Symptoms = []RunSymptom{{SymptomID: "no-such-symptom", Hits: 1}}
-	if err := d.Write(t.Context(), []Record{bad}, nil); err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
+	bad.Symptoms = []prowcrawl.RunSymptom{{SymptomID: "no-such-symptom", Hits: 1}}
+	if err := d.Write(t.Context(), []prowcrawl.Record{bad}, nil); err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
 		t.Errorf("evidence of an unknown symptom: err = %v, want a foreign key error", err)
 	}
 
 	// Rewriting the run without symptoms drops its evidence.
 	rec.Symptoms = nil
-	write(t, d, []Record{rec})
+	write(t, d, []prowcrawl.Record{rec})
 	if n := count(t, d, "run_symptoms"); n != 0 {
 		t.Errorf("%d run_symptoms rows left after the run was rewritten without symptoms", n)
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // test_counts (migration 0004) holds what the analysis counts of the tests,
@@ -63,7 +65,7 @@ func dropZeroTestCounts(keys string) string {
 const batchKeys = `(SELECT j.value ->> 0 AS job, j.value ->> 1 AS build_id FROM json_each(?1) AS j) AS k`
 
 // runKeys is the JSON of the distinct run keys of recs, for batchKeys.
-func runKeys(recs []Record) (string, error) {
+func runKeys(recs []prowcrawl.Record) (string, error) {
 	type key struct {
 		job   string
 		build int64
@@ -141,7 +143,7 @@ const countConflict = `ON CONFLICT (job, release, from_release, upgrade, suite, 
 // batch of 100 runs of 300 tests adds 300 rows, not 30,000 read and
 // sorted): the last record of each run is the one stored, and a test listed
 // twice in a run is merged as testConflict merges it.
-func batchTestCounts(recs []Record) map[countKey]testCount {
+func batchTestCounts(recs []prowcrawl.Record) map[countKey]testCount {
 	type runKey struct {
 		job   string
 		build int64

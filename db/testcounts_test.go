@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // countedTests is what test_counts must hold: the grouping of every test of
@@ -35,14 +37,14 @@ func checkTestCounts(t *testing.T, d *DB, when string) {
 }
 
 // ctRun is a run of job on an edge with tests given as "suite/name=status".
-func ctRun(job string, build int64, result, from, to, kind string, tests ...string) Record {
+func ctRun(job string, build int64, result, from, to, kind string, tests ...string) prowcrawl.Record {
 	r := testRecord(build, 0)
 	r.Job.Name, r.Run.Job = job, job
 	r.Run.Result, r.Run.FromRelease, r.Run.Release, r.Run.Upgrade = result, from, to, kind
 	for _, s := range tests {
 		st, status, _ := strings.Cut(s, "=")
 		suite, name, _ := strings.Cut(st, "/")
-		r.Tests = append(r.Tests, Test{Suite: suite, Name: name, Status: status})
+		r.Tests = append(r.Tests, prowcrawl.Test{Suite: suite, Name: name, Status: status})
 	}
 	return r
 }
@@ -52,42 +54,42 @@ func TestTestCountsFollowWrites(t *testing.T) {
 	const a, b = "job-a-upgrade", "job-b-upgrade"
 	steps := []struct {
 		what string
-		recs []Record
+		recs []prowcrawl.Record
 		rows int // rows of test_counts after the step
 	}{
-		{"new runs", []Record{
+		{"new runs", []prowcrawl.Record{
 			ctRun(a, 1, "success", "4.13", "4.14", "minor", "s/x=pass", "s/y=flake", "s/z=skip"),
 			ctRun(a, 2, "failure", "4.13", "4.14", "minor", "s/x=fail", "s/y=pass"),
 			ctRun(a, 3, "pending", "4.13", "4.14", "minor", "s/x=fail"),
 			ctRun(b, 4, "error", "", "", "", "s/x=pass", "t/x=fail"),
 		}, 4},
-		{"pending run finishes", []Record{
+		{"pending run finishes", []prowcrawl.Record{
 			ctRun(a, 3, "failure", "4.13", "4.14", "minor", "s/x=fail", "s/w=pass"),
 		}, 5},
-		{"refetch changes the outcome", []Record{
+		{"refetch changes the outcome", []prowcrawl.Record{
 			ctRun(a, 1, "success", "4.13", "4.14", "minor", "s/x=pass", "s/y=pass"),
 		}, 5},
-		{"refetch moves the run to another edge, and drops a test", []Record{
+		{"refetch moves the run to another edge, and drops a test", []prowcrawl.Record{
 			ctRun(a, 2, "failure", "4.14", "4.14", "micro", "s/x=fail"),
 		}, 6},
-		{"a run no longer counts", []Record{
+		{"a run no longer counts", []prowcrawl.Record{
 			ctRun(b, 4, "aborted", "", "", "", "s/x=pass", "t/x=fail"),
 		}, 4},
-		{"a run written twice in one batch, and a test twice in a run", []Record{
+		{"a run written twice in one batch, and a test twice in a run", []prowcrawl.Record{
 			ctRun(b, 5, "success", "4.15", "4.15", "micro", "s/x=pass"),
 			ctRun(b, 5, "failure", "4.15", "4.15", "micro", "s/x=pass", "s/x=fail", "s/v=skip"),
 		}, 5},
-		{"the same batch again", []Record{
+		{"the same batch again", []prowcrawl.Record{
 			ctRun(b, 5, "success", "4.15", "4.15", "micro", "s/x=pass"),
 			ctRun(b, 5, "failure", "4.15", "4.15", "micro", "s/x=pass", "s/x=fail", "s/v=skip"),
 		}, 5},
-		{"a run with a 19-digit build id", []Record{
+		{"a run with a 19-digit build id", []prowcrawl.Record{
 			ctRun(b, 1700000000000979322, "failure", "4.15", "4.15", "micro", "s/x=fail"),
 		}, 5},
-		{"the run with a 19-digit build id no longer counts", []Record{
+		{"the run with a 19-digit build id no longer counts", []prowcrawl.Record{
 			ctRun(b, 1700000000000979322, "pending", "4.15", "4.15", "micro", "s/x=fail"),
 		}, 5},
-		{"every run of a job leaves its edge", []Record{
+		{"every run of a job leaves its edge", []prowcrawl.Record{
 			ctRun(a, 1, "aborted", "4.13", "4.14", "minor"),
 			ctRun(a, 3, "success", "4.14", "4.14", "micro", "s/w=flake"),
 		}, 3},
@@ -111,7 +113,7 @@ func TestTestCountsFollowWrites(t *testing.T) {
 	}
 
 	// A batch that fails leaves the counts as they were.
-	bad := []Record{ctRun(a, 6, "success", "4.14", "4.14", "micro", "s/x=pass"), ctRun(a, 7, "success", "", "", "")}
+	bad := []prowcrawl.Record{ctRun(a, 6, "success", "4.14", "4.14", "micro", "s/x=pass"), ctRun(a, 7, "success", "", "", "")}
 	bad[1].Run.BuildID = 0
 	if err := d.Write(t.Context(), bad, nil); err == nil {
 		t.Fatal("a batch with a bad run was written")
@@ -126,7 +128,7 @@ func TestTestCountsFollowWrites(t *testing.T) {
 func TestTestCountsFollowMerges(t *testing.T) {
 	dir := t.TempDir()
 	const job = "job-a-upgrade"
-	shard := func(name string, recs ...Record) string {
+	shard := func(name string, recs ...prowcrawl.Record) string {
 		p := filepath.Join(dir, name)
 		d := openAt(t, p)
 		write(t, d, recs)
@@ -136,7 +138,7 @@ func TestTestCountsFollowMerges(t *testing.T) {
 		}
 		return p
 	}
-	finished := func(r Record) Record {
+	finished := func(r prowcrawl.Record) prowcrawl.Record {
 		r.Run.CrawledAt = crawled.Add(time.Hour)
 		return r
 	}
@@ -154,7 +156,7 @@ func TestTestCountsFollowMerges(t *testing.T) {
 	// Run 1 crawled before a's: a's replaces it.
 	early := ctRun(job, 1, "failure", "4.13", "4.14", "minor", "s/z=fail")
 	early.Run.CrawledAt = crawled.Add(-time.Hour)
-	write(t, out, []Record{early})
+	write(t, out, []prowcrawl.Record{early})
 	checkTestCounts(t, out, "before the merges")
 	for _, p := range []string{a, b, a, b} {
 		if _, err := out.Merge(t.Context(), p); err != nil {
@@ -176,7 +178,7 @@ func TestTestCountsFollowMerges(t *testing.T) {
 // test_counts existed: the migration counts them.
 func TestTestCountsMigration(t *testing.T) {
 	src := openAt(t, filepath.Join(t.TempDir(), "src.db"))
-	var recs []Record
+	var recs []prowcrawl.Record
 	for i := range 20 {
 		status := []string{"pass", "fail", "flake", "skip"}[i%4]
 		result := []string{"success", "failure", "aborted", "error", "pending"}[i%5]
@@ -234,7 +236,7 @@ func TestTestCountsMergeRepeatedTests(t *testing.T) {
 			tests = append(tests, fmt.Sprintf("s/t%d=%s", i, s))
 		}
 	}
-	write(t, d, []Record{ctRun("job-a-upgrade", 1, "failure", "4.13", "4.14", "minor", tests...)})
+	write(t, d, []prowcrawl.Record{ctRun("job-a-upgrade", 1, "failure", "4.13", "4.14", "minor", tests...)})
 	checkTestCounts(t, d, "repeated tests")
 	got := queryStrings(t, d.db, `SELECT name || ' ' || failures || ' ' || flakes FROM test_counts ORDER BY name`)
 	want := []string{"t0 0 0", "t1 0 1", "t10 0 1", "t2 0 1", "t3 1 0", "t4 1 0", "t5 0 0", "t6 0 1", "t7 0 1", "t9 0 1"}

@@ -3,6 +3,8 @@ package db
 import (
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // BenchmarkWriteDisruption writes runs as a crawl stores them, each with
@@ -19,12 +21,12 @@ func BenchmarkWriteDisruption(b *testing.B) {
 	var next int64 = 1
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	for b.Loop() {
-		batch := make([]Record, 100)
+		batch := make([]prowcrawl.Record, 100)
 		for i := range batch {
 			r := anRun(anMinor, next, "failure", start.Add(time.Duration(next)*time.Minute), "etcd")
 			for k, be := range backends {
-				r.Disruptions = append(r.Disruptions, RunDisruption{File: "artifacts/e2e/backend-disruption_upgrade.json", Backend: be,
-					Connection: "new", Seconds: float64((next + int64(k)) % 5), Source: DisruptionFromFile})
+				r.Disruptions = append(r.Disruptions, prowcrawl.RunDisruption{File: "artifacts/e2e/backend-disruption_upgrade.json", Backend: be,
+					Connection: "new", Seconds: float64((next + int64(k)) % 5), Source: prowcrawl.DisruptionFromFile})
 			}
 			batch[i] = r
 			next++

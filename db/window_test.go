@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // staleCopies lists the rows of run_symptoms and run_disruptions whose
@@ -74,11 +76,11 @@ func checkCopies(t *testing.T, d *DB, when string) {
 }
 
 // winRun is anRun with a disruption file of two backends.
-func winRun(j Job, build int64, result string, start time.Time, symptoms ...string) Record {
+func winRun(j prowcrawl.Job, build int64, result string, start time.Time, symptoms ...string) prowcrawl.Record {
 	r := anRun(j, build, result, start, symptoms...)
 	for i, b := range []string{"kube-api-new-connections", "pod-to-pod-new-connections"} {
-		r.Disruptions = append(r.Disruptions, RunDisruption{File: "artifacts/e2e/backend-disruption_upgrade.json", Backend: b,
-			Connection: "new", Seconds: float64(build + int64(i)), Source: DisruptionFromFile})
+		r.Disruptions = append(r.Disruptions, prowcrawl.RunDisruption{File: "artifacts/e2e/backend-disruption_upgrade.json", Backend: b,
+			Connection: "new", Seconds: float64(build + int64(i)), Source: prowcrawl.DisruptionFromFile})
 	}
 	return r
 }
@@ -95,16 +97,16 @@ func TestWindowCopiesFollowWriters(t *testing.T) {
 
 	// A pending run, then finished later, on another edge and started at
 	// another time; a refetch that finds the upgrade never began.
-	write(t, d, []Record{winRun(anMicro, 20, "pending", anNow.Add(-h), "etcd")})
+	write(t, d, []prowcrawl.Record{winRun(anMicro, 20, "pending", anNow.Add(-h), "etcd")})
 	checkCopies(t, d, "a pending run")
 	moved := winRun(anMicro, 20, "failure", anNow.Add(-2*h), "etcd", "upgrade")
 	moved.Run.Release, moved.Run.FromRelease, moved.Run.Upgrade = "4.15", "4.14", "minor"
 	// A second file of one backend (another test phase), and one whose
 	// file gave no duration: the run's total sums them.
 	moved.Disruptions = append(moved.Disruptions,
-		RunDisruption{File: "artifacts/e2e/backend-disruption_e2e.json", Backend: "kube-api-new-connections", Seconds: 3, Source: DisruptionFromFile},
-		RunDisruption{File: "artifacts/e2e/backend-disruption_e2e.json", Backend: "oauth-api-new-connections", Seconds: math.NaN(), Source: DisruptionFromFile})
-	write(t, d, []Record{moved})
+		prowcrawl.RunDisruption{File: "artifacts/e2e/backend-disruption_e2e.json", Backend: "kube-api-new-connections", Seconds: 3, Source: prowcrawl.DisruptionFromFile},
+		prowcrawl.RunDisruption{File: "artifacts/e2e/backend-disruption_e2e.json", Backend: "oauth-api-new-connections", Seconds: math.NaN(), Source: prowcrawl.DisruptionFromFile})
+	write(t, d, []prowcrawl.Record{moved})
 	checkCopies(t, d, "the run finished")
 	if got := queryStrings(t, d.db, `SELECT backend || ' ' || disrupted_s || ' ' || runs FROM disruption_days ORDER BY 1`); strings.Join(got, ", ") != "kube-api-new-connections 23.0 1, pod-to-pod-new-connections 21.0 1" {
 		t.Errorf("disruption_days of the finished run: %q", got)
@@ -114,12 +116,12 @@ func TestWindowCopiesFollowWriters(t *testing.T) {
 	}
 	never := false
 	moved.Run.UpgradeStarted = &never
-	write(t, d, []Record{moved, winRun(anMinor, 21, "success", anNow.Add(-3*h), "upgrade")})
+	write(t, d, []prowcrawl.Record{moved, winRun(anMinor, 21, "success", anNow.Add(-3*h), "upgrade")})
 	checkCopies(t, d, "a refetch")
 
 	// reclassify replaces a run's symptoms only.
 	if err := d.ReplaceSymptoms(t.Context(), []Reclassified{{Job: anMinor.Name, BuildID: 21,
-		Symptoms: []RunSymptom{{SymptomID: "etcd", Hits: 1}, {SymptomID: "upgrade", Hits: 2}}}}); err != nil {
+		Symptoms: []prowcrawl.RunSymptom{{SymptomID: "etcd", Hits: 1}, {SymptomID: "upgrade", Hits: 2}}}}); err != nil {
 		t.Fatal(err)
 	}
 	checkCopies(t, d, "reclassify")
@@ -140,7 +142,7 @@ func TestWindowCopiesFollowWriters(t *testing.T) {
 	}
 	again := winRun(anMinor, 21, "failure", anNow.Add(-5*h), "etcd")
 	again.Run.CrawledAt = time.Now().Add(time.Hour) // after the store's own read
-	write(t, shard, []Record{again, winRun(anMinor, 22, "success", anNow.Add(-6*h), "upgrade")})
+	write(t, shard, []prowcrawl.Record{again, winRun(anMinor, 22, "success", anNow.Add(-6*h), "upgrade")})
 	if err := shard.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +235,7 @@ WHERE d.run_result IN ('success', 'failure', 'error') AND d.run_upgrade_started 
 // the basis window, and the first and last start of each.
 func TestDisruptionCellsWindow(t *testing.T) {
 	d := anStore(t)
-	var recs []Record
+	var recs []prowcrawl.Record
 	for i := range 60 {
 		// Runs every five hours over twelve days, of two jobs; a few
 		// totals repeat, one run in seven never began its upgrade.
@@ -335,7 +337,7 @@ func TestDisruptionCellsWindow(t *testing.T) {
 // hold different edges (derived by two versions).
 func TestEdgeFromVersionsByDay(t *testing.T) {
 	d := anStore(t)
-	var recs []Record
+	var recs []prowcrawl.Record
 	for i := range 30 {
 		r := winRun(anMinor, int64(200+i), "failure", anNow.Add(-time.Duration(i*7)*time.Hour))
 		r.Run.FromVersion = []string{"4.13.1", "4.13.2", ""}[i%3]

@@ -14,18 +14,6 @@ import (
 	"github.com/openshift-eng/prowcrawl"
 )
 
-// The nouns of a crawl are the root package's; these aliases keep the
-// package's callers building while they move to it.
-type (
-	Job        = prowcrawl.Job
-	Run        = prowcrawl.Run
-	Test       = prowcrawl.Test
-	RunError   = prowcrawl.RunError
-	Record     = prowcrawl.Record
-	RunSymptom = prowcrawl.RunSymptom
-	Cursor     = prowcrawl.Cursor
-)
-
 const (
 	upsertJob = `INSERT INTO jobs (name, type, release, from_release, upgrade, platform, network, arch, topology)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -247,7 +235,7 @@ var writerQueries = func() []string {
 // stored or none. Each record replaces the run's tests, errors and symptoms
 // and updates its run and job rows, so writing a record twice leaves the same
 // rows. A cursor never moves backwards.
-func (d *DB) Write(ctx context.Context, recs []Record, cursors []Cursor) (err error) {
+func (d *DB) Write(ctx context.Context, recs []prowcrawl.Record, cursors []prowcrawl.Cursor) (err error) {
 	if len(recs) == 0 && len(cursors) == 0 {
 		return nil
 	}
@@ -348,7 +336,7 @@ type writer struct {
 	args  []any // the arguments of a statement, reused
 	// jobs are the rows of jobs the batch wrote: a batch holds runs of a
 	// few jobs, and writing one again with the same columns changes nothing.
-	jobs []Job
+	jobs []prowcrawl.Job
 	sets ruleSets
 }
 
@@ -413,7 +401,7 @@ func (w *writer) rows(q int, n int, shared []any, row func(i int)) error {
 	return nil
 }
 
-func (w *writer) record(rec *Record, now time.Time, written map[writtenRun]bool) error {
+func (w *writer) record(rec *prowcrawl.Record, now time.Time, written map[writtenRun]bool) error {
 	j, r := rec.Job, rec.Run
 	if r.Job == "" {
 		r.Job = j.Name
@@ -438,7 +426,7 @@ func (w *writer) record(rec *Record, now time.Time, written map[writtenRun]bool)
 		w.jobs = append(w.jobs, j)
 	}
 	// The run's keys, from the one definition of them.
-	edge, variant := RunKeys(j, r.Release, r.FromRelease, r.Upgrade)
+	edge, variant := prowcrawl.RunKeys(j, r.Release, r.FromRelease, r.Upgrade)
 	key := writtenRun{r.Job, r.BuildID}
 	if written[key] {
 		// The run's second record in the batch replaces the first.
@@ -525,12 +513,12 @@ func (w *writer) testCounts(counts map[countKey]testCount) error {
 }
 
 // symptomArgs are insertSymptom's arguments, in its order.
-func symptomArgs(job string, buildID int64, sy RunSymptom) []any {
+func symptomArgs(job string, buildID int64, sy prowcrawl.RunSymptom) []any {
 	return []any{job, buildID, sy.SymptomID, sy.Hits, nullString(sy.File),
 		nullInt(sy.Line), nullString(sy.Excerpt), nullTime(sy.At), nullTime(sy.LastAt), nullString(sy.RuleHash)}
 }
 
-func (w *writer) cursor(c Cursor, now time.Time) error {
+func (w *writer) cursor(c prowcrawl.Cursor, now time.Time) error {
 	if c.Bucket == "" || c.Job == "" {
 		return errors.New("cursor has no bucket or no job")
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
@@ -19,14 +20,14 @@ const writeBatch = 8
 // benchRecord is a run as a crawl of upgrade jobs stores it: 60 test cases
 // (three failed with a message, a few skipped), two symptoms and six rows
 // of disruption from two files.
-func benchRecord(j db.Job, build int64, start time.Time) db.Record {
+func benchRecord(j prowcrawl.Job, build int64, start time.Time) prowcrawl.Record {
 	r := benchdb.Record(j, build, "failure", start, benchdb.Builtin[0], benchdb.Builtin[5])
 	r.Run.ToVersion = "4.16.0-0.ci-2026-11-29-101214"
 	r.Run.FromVersion = "4.15.0-0.ci-2026-11-28-091002"
 	r.Run.UpgradeState = "Completed"
 	r.Run.ObjectsRead, r.Run.BytesRead = 13, 4_812_330
 	for k := range 60 {
-		t := db.Test{Suite: "openshift-tests", Status: "pass", DurationS: float64(k%17) + 0.25,
+		t := prowcrawl.Test{Suite: "openshift-tests", Status: "pass", DurationS: float64(k%17) + 0.25,
 			Name: fmt.Sprintf("[sig-network] Services should serve endpoints on same port and different protocols %d [Suite:openshift/conformance/parallel]", k)}
 		switch k {
 		case 7, 31, 44:
@@ -40,11 +41,11 @@ func benchRecord(j db.Job, build int64, start time.Time) db.Record {
 	for f, file := range []string{"artifacts/e2e/openshift-e2e-test/artifacts/junit/backend-disruption_e2e.json",
 		"artifacts/e2e/gather-extra/artifacts/events.json"} {
 		for b, backend := range benchdb.Backends[:3] {
-			src := db.DisruptionFromFile
+			src := prowcrawl.DisruptionFromFile
 			if f == 1 {
-				src = db.DisruptionFromEvents
+				src = prowcrawl.DisruptionFromEvents
 			}
-			r.Disruptions = append(r.Disruptions, db.RunDisruption{File: file, Backend: backend,
+			r.Disruptions = append(r.Disruptions, prowcrawl.RunDisruption{File: file, Backend: backend,
 				BackendName: backend[:len(backend)-len("-new-connections")], Connection: "new",
 				Seconds: float64(b + f), Source: src})
 		}
@@ -60,12 +61,12 @@ func BenchmarkWriteRuns(b *testing.B) {
 	// Eight jobs, a run every 20 minutes among them: nine runs a day of
 	// each job, as periodic upgrade jobs run (the triggers of migration
 	// 0019 count a job's day again for each row of disruption).
-	var jobs []db.Job
+	var jobs []prowcrawl.Job
 	for _, platform := range []string{"aws", "gcp", "azure", "metal"} {
 		jobs = append(jobs, benchdb.UpgradeJob("4.15", "4.16", "minor", platform, "ovn"),
 			benchdb.UpgradeJob("4.16", "4.16", "micro", platform, "ovn"))
 	}
-	rec := func(k int64) db.Record {
+	rec := func(k int64) prowcrawl.Record {
 		return benchRecord(jobs[k%int64(len(jobs))], 1_800_000_000_000_000_000+k,
 			benchdb.Now.Add(-90*24*time.Hour).Add(time.Duration(k)*20*time.Minute))
 	}
@@ -87,7 +88,7 @@ func BenchmarkWriteRuns(b *testing.B) {
 	b.Run("new", func(b *testing.B) {
 		d := open(b)
 		var next int64
-		recs := make([]db.Record, 0, writeBatch)
+		recs := make([]prowcrawl.Record, 0, writeBatch)
 		b.ReportAllocs()
 		b.ResetTimer()
 		defer reportCPU(b)()
@@ -105,7 +106,7 @@ func BenchmarkWriteRuns(b *testing.B) {
 	b.Run("again", func(b *testing.B) {
 		d := open(b)
 		const runs = 256
-		var all []db.Record
+		var all []prowcrawl.Record
 		for k := range runs {
 			all = append(all, rec(int64(k)))
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 const bucket = "test-platform-results"
@@ -20,17 +22,17 @@ var (
 
 const jobName = "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade"
 
-func testJob() Job {
-	return Job{Name: jobName, Type: "periodic", Release: "4.14", FromRelease: "4.13", Upgrade: "minor",
+func testJob() prowcrawl.Job {
+	return prowcrawl.Job{Name: jobName, Type: "periodic", Release: "4.14", FromRelease: "4.13", Upgrade: "minor",
 		Platform: "aws", Network: "ovn", Arch: "amd64"}
 }
 
 // testRecord is a finished, completely fetched run of testJob with tests.
-func testRecord(build int64, tests int) Record {
+func testRecord(build int64, tests int) prowcrawl.Record {
 	path := fmt.Sprintf("logs/%s/%d", jobName, build)
-	r := Record{
+	r := prowcrawl.Record{
 		Job: testJob(),
-		Run: Run{
+		Run: prowcrawl.Run{
 			Job: jobName, BuildID: build, Bucket: bucket, Path: path,
 			URL:       "https://prow.ci.openshift.org/view/gs/" + bucket + "/" + path,
 			StartedAt: started, FinishedAt: finished, Result: "failure",
@@ -45,13 +47,13 @@ func testRecord(build int64, tests int) Record {
 		if i%50 == 1 {
 			status, msg = "fail", "fail [github.com/openshift/origin/test/e2e/upgrade.go:203]: cluster did not complete upgrade"
 		}
-		r.Tests = append(r.Tests, Test{Suite: "openshift-tests", Name: fmt.Sprintf("[sig-test] case %d should work", i),
+		r.Tests = append(r.Tests, prowcrawl.Test{Suite: "openshift-tests", Name: fmt.Sprintf("[sig-test] case %d should work", i),
 			Status: status, DurationS: float64(i) / 10, Message: msg})
 	}
 	return r
 }
 
-func write(t testing.TB, d *DB, recs []Record, cursors ...Cursor) {
+func write(t testing.TB, d *DB, recs []prowcrawl.Record, cursors ...prowcrawl.Cursor) {
 	t.Helper()
 	if err := d.Write(t.Context(), recs, cursors); err != nil {
 		t.Fatal(err)
@@ -100,12 +102,12 @@ func TestWriteRoundTrip(t *testing.T) {
 	partial := testRecord(102, 1)
 	partial.Run.FetchStatus, partial.Run.FetchError = "partial", "read artifacts/junit.xml: unexpected EOF"
 	partial.Run.Pull = 28431
-	partial.Errors = []RunError{{Object: "artifacts/junit.xml", Kind: "read", Message: "unexpected EOF"}}
+	partial.Errors = []prowcrawl.RunError{{Object: "artifacts/junit.xml", Kind: "read", Message: "unexpected EOF"}}
 	other := testRecord(7, 0)
 	other.Job.Name, other.Run.Job = "release-openshift-origin-installer-e2e-aws-upgrade", ""
 	other.Run.Bucket = "origin-ci-test"
-	write(t, d, []Record{done, pending, partial, other},
-		Cursor{Bucket: bucket, Job: jobName, BuildID: 102, StartedAt: started})
+	write(t, d, []prowcrawl.Record{done, pending, partial, other},
+		prowcrawl.Cursor{Bucket: bucket, Job: jobName, BuildID: 102, StartedAt: started})
 
 	states, err := d.RunStates(t.Context(), bucket, jobName)
 	if err != nil {
@@ -124,7 +126,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Run{pending.Run, partial.Run}; !reflect.DeepEqual(revisit, want) {
+	if want := []prowcrawl.Run{pending.Run, partial.Run}; !reflect.DeepEqual(revisit, want) {
 		t.Errorf("Revisit\n got %+v\nwant %+v", revisit, want)
 	}
 
@@ -132,7 +134,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("Cursor = %v, %v", ok, err)
 	}
-	if want := (Cursor{Bucket: bucket, Job: jobName, BuildID: 102, StartedAt: started}); c != want {
+	if want := (prowcrawl.Cursor{Bucket: bucket, Job: jobName, BuildID: 102, StartedAt: started}); c != want {
 		t.Errorf("Cursor = %+v, want %+v", c, want)
 	}
 	if _, ok, err := d.Cursor(t.Context(), "origin-ci-test", jobName); ok || err != nil {
@@ -169,9 +171,9 @@ FROM tests WHERE build_id = 100 ORDER BY name`)
 
 func TestWriteIsIdempotent(t *testing.T) {
 	d := openTest(t)
-	recs := []Record{testRecord(100, 5), testRecord(101, 2)}
-	recs[0].Errors = []RunError{{Object: "artifacts/e2e/clusterversion.json", Kind: "parse", Message: "unexpected end of JSON input"}}
-	cursor := Cursor{Bucket: bucket, Job: jobName, BuildID: 101, StartedAt: started}
+	recs := []prowcrawl.Record{testRecord(100, 5), testRecord(101, 2)}
+	recs[0].Errors = []prowcrawl.RunError{{Object: "artifacts/e2e/clusterversion.json", Kind: "parse", Message: "unexpected end of JSON input"}}
+	cursor := prowcrawl.Cursor{Bucket: bucket, Job: jobName, BuildID: 101, StartedAt: started}
 	write(t, d, recs, cursor)
 	first := dump(t, d)
 	write(t, d, recs, cursor)
@@ -188,8 +190,8 @@ func TestWriteIsIdempotent(t *testing.T) {
 func TestWriteReplacesRunRows(t *testing.T) {
 	d := openTest(t)
 	rec := testRecord(100, 10)
-	rec.Errors = []RunError{{Object: "a", Kind: "read", Message: "x"}, {Object: "b", Kind: "size", Message: "y"}}
-	write(t, d, []Record{rec, testRecord(101, 10)})
+	rec.Errors = []prowcrawl.RunError{{Object: "a", Kind: "read", Message: "x"}, {Object: "b", Kind: "size", Message: "y"}}
+	write(t, d, []prowcrawl.Record{rec, testRecord(101, 10)})
 	if _, err := d.db.ExecContext(t.Context(), `INSERT INTO symptoms (id, title, source) VALUES ('upgrade-incomplete', 'Upgrade incomplete', 'builtin');
 INSERT INTO run_symptoms (job, build_id, symptom_id, hits) VALUES (?, 100, 'upgrade-incomplete', 1), (?, 101, 'upgrade-incomplete', 1)`,
 		jobName, jobName); err != nil {
@@ -198,7 +200,7 @@ INSERT INTO run_symptoms (job, build_id, symptom_id, hits) VALUES (?, 100, 'upgr
 
 	again := testRecord(100, 2)
 	again.Run.Result = "success"
-	write(t, d, []Record{again})
+	write(t, d, []prowcrawl.Record{again})
 
 	for _, tt := range []struct {
 		query string
@@ -241,9 +243,9 @@ func TestWriteMergesRepeatedTests(t *testing.T) {
 				if s == "fail" {
 					msg = fmt.Sprintf("failure %d", i)
 				}
-				rec.Tests = append(rec.Tests, Test{Suite: "s", Name: name, Status: s, DurationS: float64(i + 1), Message: msg})
+				rec.Tests = append(rec.Tests, prowcrawl.Test{Suite: "s", Name: name, Status: s, DurationS: float64(i + 1), Message: msg})
 			}
-			write(t, d, []Record{rec})
+			write(t, d, []prowcrawl.Record{rec})
 			got := queryStrings(t, d.db, `SELECT status || '|' || duration_s || '|' || coalesce(message, 'NULL') FROM tests`)
 			wantMsg := "NULL"
 			if i := slices.Index(tt.statuses, "fail"); i >= 0 {
@@ -261,22 +263,22 @@ func TestCursorNeverMovesBackwards(t *testing.T) {
 	later := started.Add(time.Hour)
 	tests := []struct {
 		name  string
-		moves []Cursor
-		want  Cursor
+		moves []prowcrawl.Cursor
+		want  prowcrawl.Cursor
 	}{
-		{"first", []Cursor{{BuildID: 10, StartedAt: started}}, Cursor{BuildID: 10, StartedAt: started}},
-		{"forward", []Cursor{{BuildID: 10, StartedAt: started}, {BuildID: 20, StartedAt: later}}, Cursor{BuildID: 20, StartedAt: later}},
-		{"backward", []Cursor{{BuildID: 20, StartedAt: later}, {BuildID: 10, StartedAt: started}}, Cursor{BuildID: 20, StartedAt: later}},
-		{"same, time learned", []Cursor{{BuildID: 20}, {BuildID: 20, StartedAt: later}}, Cursor{BuildID: 20, StartedAt: later}},
-		{"same, time not known", []Cursor{{BuildID: 20, StartedAt: later}, {BuildID: 20}}, Cursor{BuildID: 20, StartedAt: later}},
-		{"numeric, not text", []Cursor{{BuildID: 1746000000000000000}, {BuildID: 99999}}, Cursor{BuildID: 1746000000000000000}},
-		{"one batch", []Cursor{{BuildID: 30}, {BuildID: 5}}, Cursor{BuildID: 30}},
+		{"first", []prowcrawl.Cursor{{BuildID: 10, StartedAt: started}}, prowcrawl.Cursor{BuildID: 10, StartedAt: started}},
+		{"forward", []prowcrawl.Cursor{{BuildID: 10, StartedAt: started}, {BuildID: 20, StartedAt: later}}, prowcrawl.Cursor{BuildID: 20, StartedAt: later}},
+		{"backward", []prowcrawl.Cursor{{BuildID: 20, StartedAt: later}, {BuildID: 10, StartedAt: started}}, prowcrawl.Cursor{BuildID: 20, StartedAt: later}},
+		{"same, time learned", []prowcrawl.Cursor{{BuildID: 20}, {BuildID: 20, StartedAt: later}}, prowcrawl.Cursor{BuildID: 20, StartedAt: later}},
+		{"same, time not known", []prowcrawl.Cursor{{BuildID: 20, StartedAt: later}, {BuildID: 20}}, prowcrawl.Cursor{BuildID: 20, StartedAt: later}},
+		{"numeric, not text", []prowcrawl.Cursor{{BuildID: 1746000000000000000}, {BuildID: 99999}}, prowcrawl.Cursor{BuildID: 1746000000000000000}},
+		{"one batch", []prowcrawl.Cursor{{BuildID: 30}, {BuildID: 5}}, prowcrawl.Cursor{BuildID: 30}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := openTest(t)
 			job := "job-" + strings.ReplaceAll(tt.name, " ", "-")
-			var batch []Cursor
+			var batch []prowcrawl.Cursor
 			for _, c := range tt.moves {
 				c.Bucket, c.Job = bucket, job
 				if tt.name == "one batch" {
@@ -302,13 +304,13 @@ func TestCursorNeverMovesBackwards(t *testing.T) {
 
 func TestWriteStoresNull(t *testing.T) {
 	d := openTest(t)
-	rec := Record{
-		Job: Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade"},
-		Run: Run{BuildID: 14098, Bucket: "origin-ci-test", Path: "logs/x/14098", URL: "https://prow/x",
+	rec := prowcrawl.Record{
+		Job: prowcrawl.Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade"},
+		Run: prowcrawl.Run{BuildID: 14098, Bucket: "origin-ci-test", Path: "logs/x/14098", URL: "https://prow/x",
 			Result: "pending", FetchStatus: "complete"},
-		Tests: []Test{{Suite: "s", Name: "t", Status: "pass"}},
+		Tests: []prowcrawl.Test{{Suite: "s", Name: "t", Status: "pass"}},
 	}
-	write(t, d, []Record{rec})
+	write(t, d, []prowcrawl.Record{rec})
 	for table, cols := range map[string][]string{
 		"jobs": {"type", "release", "from_release", "upgrade", "platform", "network", "arch"},
 		"runs": {"started_at", "finished_at", "release", "from_release", "upgrade", "from_version", "to_version",
@@ -333,7 +335,7 @@ func TestTimestamps(t *testing.T) {
 	rec := testRecord(100, 0)
 	// Another zone and a fraction of a second are stored as UTC to the second.
 	rec.Run.StartedAt = time.Date(2026, 1, 12, 15, 58, 46, 750_000_000, time.FixedZone("EST", -5*3600))
-	write(t, d, []Record{rec})
+	write(t, d, []prowcrawl.Record{rec})
 	for _, tt := range []struct{ query, want string }{
 		{`SELECT started_at FROM runs`, "2026-01-12T20:58:46Z"},
 		{`SELECT datetime(started_at) FROM runs`, "2026-01-12 20:58:46"},
@@ -351,26 +353,26 @@ func TestTimestamps(t *testing.T) {
 func TestWriteRejects(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(*Record)
+		change func(*prowcrawl.Record)
 		want   string
 	}{
-		{"bad result", func(r *Record) { r.Run.Result = "FAILURE" }, "CHECK constraint failed"},
-		{"no result", func(r *Record) { r.Run.Result = "" }, "CHECK constraint failed"},
-		{"bad fetch status", func(r *Record) { r.Run.FetchStatus = "done" }, "CHECK constraint failed"},
-		{"bad upgrade state", func(r *Record) { r.Run.UpgradeState = "Failed" }, "CHECK constraint failed"},
-		{"bad test status", func(r *Record) { r.Tests[0].Status = "passed" }, "CHECK constraint failed"},
-		{"bad error kind", func(r *Record) { r.Errors = []RunError{{Object: "o", Kind: "eof", Message: "m"}} }, "CHECK constraint failed"},
-		{"run of another job", func(r *Record) { r.Run.Job = "other" }, `run is of job "other"`},
-		{"no job name", func(r *Record) { r.Job.Name, r.Run.Job = "", "" }, "job has no name"},
-		{"no build id", func(r *Record) { r.Run.BuildID = 0 }, "build id is not positive"},
+		{"bad result", func(r *prowcrawl.Record) { r.Run.Result = "FAILURE" }, "CHECK constraint failed"},
+		{"no result", func(r *prowcrawl.Record) { r.Run.Result = "" }, "CHECK constraint failed"},
+		{"bad fetch status", func(r *prowcrawl.Record) { r.Run.FetchStatus = "done" }, "CHECK constraint failed"},
+		{"bad upgrade state", func(r *prowcrawl.Record) { r.Run.UpgradeState = "Failed" }, "CHECK constraint failed"},
+		{"bad test status", func(r *prowcrawl.Record) { r.Tests[0].Status = "passed" }, "CHECK constraint failed"},
+		{"bad error kind", func(r *prowcrawl.Record) { r.Errors = []prowcrawl.RunError{{Object: "o", Kind: "eof", Message: "m"}} }, "CHECK constraint failed"},
+		{"run of another job", func(r *prowcrawl.Record) { r.Run.Job = "other" }, `run is of job "other"`},
+		{"no job name", func(r *prowcrawl.Record) { r.Job.Name, r.Run.Job = "", "" }, "job has no name"},
+		{"no build id", func(r *prowcrawl.Record) { r.Run.BuildID = 0 }, "build id is not positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := openTest(t)
 			bad := testRecord(200, 1)
 			tt.change(&bad)
-			err := d.Write(t.Context(), []Record{testRecord(100, 3), bad},
-				[]Cursor{{Bucket: bucket, Job: jobName, BuildID: 200}})
+			err := d.Write(t.Context(), []prowcrawl.Record{testRecord(100, 3), bad},
+				[]prowcrawl.Cursor{{Bucket: bucket, Job: jobName, BuildID: 200}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Write error = %v, want one saying %q", err, tt.want)
 			}
@@ -386,7 +388,7 @@ func TestWriteRejects(t *testing.T) {
 
 func TestForeignKeys(t *testing.T) {
 	d := openTest(t)
-	write(t, d, []Record{testRecord(100, 1)})
+	write(t, d, []prowcrawl.Record{testRecord(100, 1)})
 	for _, stmt := range []string{
 		`INSERT INTO tests (job, build_id, suite, name, status) VALUES ('` + jobName + `', 999, 's', 'n', 'pass')`,
 		`INSERT INTO run_errors (job, build_id, object, kind, message) VALUES ('nojob', 1, 'o', 'read', 'm')`,
@@ -411,7 +413,7 @@ func TestWriteCancelled(t *testing.T) {
 	d := openTest(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := d.Write(ctx, []Record{testRecord(1, 1)}, nil); err == nil {
+	if err := d.Write(ctx, []prowcrawl.Record{testRecord(1, 1)}, nil); err == nil {
 		t.Fatal("Write with a cancelled context succeeded")
 	}
 	if n := count(t, d, "runs"); n != 0 {
@@ -426,8 +428,8 @@ func TestConcurrentReaderSeesWholeBatches(t *testing.T) {
 	raw := openRaw(t, d.Path())
 	const q = `SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM tests) || ' ' ||
 	coalesce((SELECT build_id FROM crawl_cursors), 'none')`
-	batch := func(first int64) []Record {
-		var recs []Record
+	batch := func(first int64) []prowcrawl.Record {
+		var recs []prowcrawl.Record
 		for b := first; b < first+10; b++ {
 			recs = append(recs, testRecord(b, 20))
 		}
@@ -436,8 +438,8 @@ func TestConcurrentReaderSeesWholeBatches(t *testing.T) {
 
 	var during []string
 	d.beforeCommit = func() { during = append(during, queryStrings(t, raw, q)...) }
-	write(t, d, batch(1), Cursor{Bucket: bucket, Job: jobName, BuildID: 10})
-	write(t, d, batch(11), Cursor{Bucket: bucket, Job: jobName, BuildID: 20})
+	write(t, d, batch(1), prowcrawl.Cursor{Bucket: bucket, Job: jobName, BuildID: 10})
+	write(t, d, batch(11), prowcrawl.Cursor{Bucket: bucket, Job: jobName, BuildID: 20})
 	d.beforeCommit = nil
 
 	if want := []string{"0 0 none", "10 200 10"}; !slices.Equal(during, want) {
@@ -455,7 +457,7 @@ func BenchmarkWrite(b *testing.B) {
 		b.Run(fmt.Sprintf("batch=%d", size.runs), func(b *testing.B) {
 			runs, tests := size.runs, size.tests
 			d := openTest(b)
-			batch := make([]Record, runs)
+			batch := make([]prowcrawl.Record, runs)
 			for i := range batch {
 				batch[i] = testRecord(int64(i+1), tests)
 			}
@@ -466,7 +468,7 @@ func BenchmarkWrite(b *testing.B) {
 					batch[i].Run.BuildID = next
 					next++
 				}
-				if err := d.Write(b.Context(), batch, []Cursor{{Bucket: bucket, Job: jobName, BuildID: next - 1}}); err != nil {
+				if err := d.Write(b.Context(), batch, []prowcrawl.Cursor{{Bucket: bucket, Job: jobName, BuildID: next - 1}}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -486,16 +488,16 @@ func TestWriteSameRunTwiceInOneBatch(t *testing.T) {
 	const symptoms = `INSERT INTO symptoms (id, title, source) VALUES ('upgrade-incomplete', 'Upgrade incomplete', 'builtin'),
 	('etcd-connection-refused', 'etcd refused', 'builtin')`
 	first := testRecord(100, 10)
-	first.Errors = []RunError{{Object: "a", Kind: "read", Message: "x"}}
-	first.Symptoms = []RunSymptom{{SymptomID: "upgrade-incomplete", Hits: 3}, {SymptomID: "etcd-connection-refused", Hits: 1}}
-	first.Disruptions = []RunDisruption{{File: "d1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 7, Source: DisruptionFromFile},
-		{File: "d1.json", Backend: "oauth-api-new-connections", BackendName: "oauth-api", Connection: "new", Seconds: 2, Source: DisruptionFromFile}}
+	first.Errors = []prowcrawl.RunError{{Object: "a", Kind: "read", Message: "x"}}
+	first.Symptoms = []prowcrawl.RunSymptom{{SymptomID: "upgrade-incomplete", Hits: 3}, {SymptomID: "etcd-connection-refused", Hits: 1}}
+	first.Disruptions = []prowcrawl.RunDisruption{{File: "d1.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 7, Source: prowcrawl.DisruptionFromFile},
+		{File: "d1.json", Backend: "oauth-api-new-connections", BackendName: "oauth-api", Connection: "new", Seconds: 2, Source: prowcrawl.DisruptionFromFile}}
 	second := testRecord(100, 4)
 	second.Run.Result = "success"
 	second.Tests[1].Status, second.Tests[1].Message = "flake", "passed on retry"
-	second.Errors = []RunError{{Object: "b", Kind: "parse", Message: "y"}}
-	second.Symptoms = []RunSymptom{{SymptomID: "etcd-connection-refused", Hits: 2}}
-	second.Disruptions = []RunDisruption{{File: "d2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 1, Source: DisruptionFromFile}}
+	second.Errors = []prowcrawl.RunError{{Object: "b", Kind: "parse", Message: "y"}}
+	second.Symptoms = []prowcrawl.RunSymptom{{SymptomID: "etcd-connection-refused", Hits: 2}}
+	second.Disruptions = []prowcrawl.RunDisruption{{File: "d2.json", Backend: "kube-api-new-connections", BackendName: "kube-api", Connection: "new", Seconds: 1, Source: prowcrawl.DisruptionFromFile}}
 	other := testRecord(101, 3)
 
 	both, alone := openTest(t), openTest(t)
@@ -504,8 +506,8 @@ func TestWriteSameRunTwiceInOneBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(t, both, []Record{first, other, second})
-	write(t, alone, []Record{other, second})
+	write(t, both, []prowcrawl.Record{first, other, second})
+	write(t, alone, []prowcrawl.Record{other, second})
 
 	tables := []string{"tests", "run_errors", "run_symptoms", "run_disruptions", "test_counts", "run_disruption_totals", "disruption_days"}
 	for _, table := range tables {
