@@ -60,7 +60,7 @@ func (c *Crawler) keepRun(w *cache.Writer, res artifact.Result, err error) {
 	if w == nil {
 		return
 	}
-	if err != nil || res.Run.Result == "" || res.Run.Result == "pending" {
+	if err != nil || res.Run.Result == "" || res.Run.Result == prowcrawl.ResultPending {
 		w.Abort()
 		return
 	}

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,8 +78,8 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 	}
 	run := &rec.Run
 	run.Job, run.BuildID, run.Bucket, run.Path = t.job, t.id, c.src.Bucket(), dir
-	run.Result = cmpOr(run.Result, "pending")
-	run.FetchStatus, run.CrawledAt = "complete", c.cfg.Now().UTC()
+	run.Result = cmp.Or(run.Result, prowcrawl.ResultPending)
+	run.FetchStatus, run.CrawledAt = prowcrawl.FetchComplete, c.cfg.Now().UTC()
 	if rp, ok := prow.ParseRunPath(dir); ok {
 		run.Pull = rp.Pull
 	}
@@ -86,16 +87,16 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// Whatever was cut off by the deadline, the run is incomplete,
 		// even where a parser took the cut for the end of a file.
-		run.FetchStatus = "error"
+		run.FetchStatus = prowcrawl.FetchError
 		run.FetchError = fmt.Sprintf("the run was not read within its time limit (%s)", c.cfg.RunTimeout)
 	case err != nil:
-		run.FetchStatus = "error"
+		run.FetchStatus = prowcrawl.FetchError
 		run.FetchError = err.Error()
 	case read.Partial:
 		// The run is partial because an object could not be read: say
 		// which, not a malformed one recorded before it.
-		run.FetchStatus = "partial"
-		i := slices.IndexFunc(rec.Errors, func(e prowcrawl.RunError) bool { return e.Kind == "read" })
+		run.FetchStatus = prowcrawl.FetchPartial
+		i := slices.IndexFunc(rec.Errors, func(e prowcrawl.RunError) bool { return e.Kind == prowcrawl.ErrorRead })
 		run.FetchError = rec.Errors[max(i, 0)].Message
 	}
 	if dir != "" {
@@ -119,13 +120,6 @@ func (c *Crawler) readOptions(t task) artifact.Options {
 		opts.Keep = func(started time.Time) bool { return inWindow(started, t.since, c.cfg.Until) }
 	}
 	return opts
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // jobRow derives the jobs row from the job name alone.
