@@ -244,7 +244,7 @@ func searchRun(ctx context.Context, c *cache.Cache, sr db.StoredRun, re *regexp.
 
 // scopeOf is the Group.Edge of a run.
 func scopeOf(r db.StoredRun) string {
-	if r.JobType == "presubmit" {
+	if r.JobType == prowcrawl.TypePresubmit {
 		return "presubmit"
 	}
 	return r.Edge.String()
