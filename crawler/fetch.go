@@ -104,7 +104,8 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 	}
 	run.ObjectsRead = int(count.objects.Load())
 	run.BytesRead = count.bytes.Load()
-	run.Release, run.FromRelease, run.Upgrade = edgeOf(rec.Job, *run)
+	e := prowcrawl.EdgeOfRun(rec.Job, *run)
+	run.Release, run.FromRelease, run.Upgrade = e.To, e.From, e.Kind
 	res.rec = &rec
 	return res
 }
@@ -125,22 +126,4 @@ func (c *Crawler) readOptions(t task) artifact.Options {
 // jobRow derives the jobs row from the job name alone.
 func jobRow(name string, presubmit bool) prowcrawl.Job {
 	return prowcrawl.JobFromName(name, presubmit)
-}
-
-// edgeOf gives a run's upgrade edge: from the job name when it says, else
-// (old names without a version) from the cluster's versions or the release
-// controller's tags.
-func edgeOf(j prowcrawl.Job, run prowcrawl.Run) (release, from, upgrade string) {
-	if j.Release != "" {
-		return j.Release, j.FromRelease, j.Upgrade
-	}
-	to, fromV := run.ToVersion, run.FromVersion
-	if to == "" {
-		to, fromV = run.Tag, run.FromTag
-	}
-	release, from = prow.ReleaseOf(to), prow.ReleaseOf(fromV)
-	if j.Upgrade == "none" {
-		return release, release, "none"
-	}
-	return release, from, prow.UpgradeKind(fromV, to)
 }
