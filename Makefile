@@ -76,18 +76,21 @@ fuzz:
 fuzz-short:
 	$(MAKE) fuzz FUZZTIME=20000x
 
-## deps: dependencies point one way. Only db touches SQL, only crawler
-## touches GCS, the parsers, the classifier, the statistics and the
-## proposals of new symptoms do no I/O, and nothing outside tests starts
-## another program.
+## deps: dependencies point one way. The domain (the root package)
+## imports only the standard library and prow, only db touches SQL, only
+## crawler touches GCS, artifact stores nothing, the parsers, the
+## classifier, the statistics and the proposals of new symptoms do no I/O,
+## and nothing outside tests starts another program.
 deps:
 	@set -e; $(GO) list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk ' \
-	  { pkg=$$1; sub(".*/prowcrawl/?", "", pkg); \
+	  { pkg=$$1; sub(".*/prowcrawl/?", "", pkg); root=($$1 == "github.com/openshift-eng/prowcrawl"); \
 	    for (i = 2; i <= NF; i++) { imp=$$i; \
 	      if ((imp == "database/sql" || imp ~ /^modernc.org\/sqlite/) && pkg != "db") { print pkg " imports " imp " (only db may)"; bad=1 } \
 	      if (imp ~ /^cloud.google.com\/go\/storage/ && pkg != "crawler") { print pkg " imports " imp " (only crawler may)"; bad=1 } \
 	      if ((pkg == "prow" || pkg == "classify" || pkg == "stats" || pkg == "suggest") && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(db|crawler|analyze)$$/)) { print pkg " imports " imp " (it must do no I/O)"; bad=1 } \
-	      if (pkg == "artifact" && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(crawler|cache)$$/)) { print pkg " imports " imp " (it must not know where bytes come from)"; bad=1 } \
+	      if (root && imp ~ /prowcrawl\// && imp !~ /prowcrawl\/prow$$/) { print "prowcrawl imports " imp " (the domain imports only prow)"; bad=1 } \
+	      if (root && imp ~ /\./ && imp !~ /^github.com\/openshift-eng\/prowcrawl\//) { print "prowcrawl imports " imp " (the domain imports only the standard library and prow)"; bad=1 } \
+	      if (pkg == "artifact" && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(crawler|cache|db)$$/)) { print pkg " imports " imp " (it must not know where bytes come from or go)"; bad=1 } \
 	      if (pkg == "db" && imp ~ /prowcrawl\/(crawler|classify|analyze|artifact)$$/) { print pkg " imports " imp " (db is the bottom layer)"; bad=1 } \
 	      if (imp == "os/exec") { print pkg " imports " imp " (prowcrawl runs no other program)"; bad=1 } \
 	    } } END { exit bad }'

@@ -61,6 +61,26 @@ func (v Variant) String() string {
 	return v.Edge.String() + " " + dash(v.Platform) + " " + dash(v.Network) + " " + dash(v.Arch) + " " + dash(v.Topology)
 }
 
+// EdgeOfRun is the upgrade edge of run, a run of job j: the job name's
+// when it names one, else (old names without a version) from the
+// cluster's versions, or the release controller's tags when the cluster
+// said none. It is what the crawler stores as the run's release,
+// from_release and upgrade, from which RunKeys are keyed.
+func EdgeOfRun(j Job, run Run) Edge {
+	if j.Release != "" {
+		return Edge{From: j.FromRelease, To: j.Release, Kind: j.Upgrade}
+	}
+	to, from := run.ToVersion, run.FromVersion
+	if to == "" {
+		to, from = run.Tag, run.FromTag
+	}
+	release := prow.ReleaseOf(to)
+	if j.Upgrade == "none" {
+		return Edge{From: release, To: release, Kind: "none"}
+	}
+	return Edge{From: prow.ReleaseOf(from), To: release, Kind: prow.UpgradeKind(from, to)}
+}
+
 // RunKeys are the edge and variant keys of a run of job j whose edge is
 // release, fromRelease and upgrade (the run's own: from the job name, or for
 // an old name without a version from the cluster's versions). Both are

@@ -54,3 +54,30 @@ func TestRunKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeOfRun: the job name's edge when it names one; else the cluster's
+// versions, else the release controller's tags; a job that does not
+// upgrade stays in its release.
+func TestEdgeOfRun(t *testing.T) {
+	named := JobFromName("periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade", false)
+	old := Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade", Type: "periodic"}
+	noUpgrade := Job{Name: "periodic-e2e-aws", Type: "periodic", Upgrade: "none"}
+	cluster := Run{FromVersion: "4.12.9", ToVersion: "4.13.0-0.nightly-2023-05-04-090524", Tag: "4.9.1", FromTag: "4.9.0"}
+	tagged := Run{Tag: "4.14.0-0.ci-2023-09-01-001122", FromTag: "4.14.0-0.ci-2023-08-30-102030"}
+	for _, c := range []struct {
+		name string
+		j    Job
+		run  Run
+		want Edge
+	}{
+		{"the name names the edge", named, cluster, Edge{"4.13", "4.14", "minor"}},
+		{"the cluster's versions before the tags", old, cluster, Edge{"4.12", "4.13", "minor"}},
+		{"the tags when the cluster said none", old, tagged, Edge{"4.14", "4.14", "micro"}},
+		{"nothing known", old, Run{}, Edge{}},
+		{"no upgrade", noUpgrade, tagged, Edge{"4.14", "4.14", "none"}},
+	} {
+		if got := EdgeOfRun(c.j, c.run); got != c.want {
+			t.Errorf("%s: EdgeOfRun = %#v, want %#v", c.name, got, c.want)
+		}
+	}
+}

@@ -43,15 +43,15 @@ func (o OverallResult) Infrastructure() bool {
 //   - tests: any other test that failed.
 //
 // A failed run without an install marker has no recognisable cause: n.
-func OverallOf(result string, tests []prow.TestResult, upgradeStarted *bool) OverallResult {
+func OverallOf(result Result, tests []prow.TestResult, upgradeStarted *bool) OverallResult {
 	switch result {
-	case "success":
+	case ResultSuccess:
 		return OverallSuccess
-	case "aborted":
+	case ResultAborted:
 		return OverallAborted
-	case "error":
+	case ResultError:
 		return OverallInternalInfra
-	case "failure":
+	case ResultFailure:
 	default:
 		return OverallRunning
 	}

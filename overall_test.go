@@ -34,7 +34,7 @@ func TestOverallOf(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name    string
-		result  string
+		result  Result
 		tests   []prow.TestResult
 		started *bool
 		want    OverallResult

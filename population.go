@@ -65,9 +65,9 @@ const (
 
 // Finished says whether a run of this result counts at all: success,
 // failure or error, not aborted or pending.
-func Finished(result string) bool {
+func Finished(result Result) bool {
 	switch result {
-	case "success", "failure", "error":
+	case ResultSuccess, ResultFailure, ResultError:
 		return true
 	}
 	return false
@@ -81,7 +81,7 @@ func IsAggregated(job string) bool { return strings.HasPrefix(job, "aggregated-"
 // RunFacts are what the population of a run depends on.
 type RunFacts struct {
 	Job    string
-	Result string
+	Result Result
 	// UpgradeStarted is false only when the run is known not to have
 	// begun its upgrade; unknown counts as begun.
 	UpgradeStarted *bool

@@ -21,7 +21,7 @@ type Run struct {
 	URL          string // the Prow view link
 	StartedAt    time.Time
 	FinishedAt   time.Time
-	Result       string // success, failure, aborted, error or pending
+	Result       Result // success, failure, aborted, error or pending
 	Release      string
 	FromRelease  string
 	Upgrade      string
@@ -34,7 +34,7 @@ type Run struct {
 	Tag            string
 	FromTag        string
 	Pull           int
-	FetchStatus    string // complete, partial or error
+	FetchStatus    FetchStatus // complete, partial or error
 	FetchError     string
 	// FetchAttempts counts the crawls in a row that could not read the run
 	// whole (0 when it is complete); GivenUpAt, unless zero, is when the
@@ -65,7 +65,7 @@ type Test struct {
 // run_errors.
 type RunError struct {
 	Object  string
-	Kind    string // read, parse or size
+	Kind    ErrorKind // read, parse or size
 	Message string
 }
 

@@ -74,7 +74,7 @@ func newPlanter(t testing.TB, d *db.DB) *planter {
 // the symptoms.
 func (p *planter) run(j prowcrawl.Job, result string, start time.Time, symptomIDs ...string) *prowcrawl.Record {
 	p.build++
-	rec := benchdb.Record(j, p.build, result, start, symptomIDs...)
+	rec := benchdb.Record(j, p.build, prowcrawl.Result(result), start, symptomIDs...)
 	p.recs = append(p.recs, rec)
 	return &p.recs[len(p.recs)-1]
 }

@@ -6,29 +6,20 @@ import (
 	"math"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/stats"
 )
 
-// The verdicts, in the order they are decided.
+// The verdicts, in the order they are decided: the root package's
+// (prowcrawl.Verdict), as the strings that the analysis' rows hold.
 const (
-	// VerdictInsufficient: too few finished runs in the sample or the basis
-	// to say anything.
-	VerdictInsufficient = "insufficient"
-	// VerdictNone: no sample run shows the symptom.
-	VerdictNone = "none"
-	// VerdictRegression: the sample rate is significantly and materially
-	// higher than the basis rate.
-	VerdictRegression = "regression"
-	// VerdictImproved: the sample rate is significantly and materially lower.
-	VerdictImproved = "improved"
-	// VerdictPersistent: nearly every sample run shows it.
-	VerdictPersistent = "persistent"
-	// VerdictNew: absent in the basis, present in the sample, not (yet)
-	// significant: a regression to watch.
-	VerdictNew = "new"
-	// VerdictFlake: it occurs intermittently and no more than in the basis:
-	// updating does not increase exposure.
-	VerdictFlake = "flake"
+	VerdictInsufficient = string(prowcrawl.VerdictInsufficient)
+	VerdictNone         = string(prowcrawl.VerdictNone)
+	VerdictRegression   = string(prowcrawl.VerdictRegression)
+	VerdictImproved     = string(prowcrawl.VerdictImproved)
+	VerdictPersistent   = string(prowcrawl.VerdictPersistent)
+	VerdictNew          = string(prowcrawl.VerdictNew)
+	VerdictFlake        = string(prowcrawl.VerdictFlake)
 )
 
 // Options are the thresholds of the verdicts and the windows of the time

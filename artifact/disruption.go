@@ -112,11 +112,11 @@ func (r *reading) recordDisruption(f File, got []prowcrawl.RunDisruption, err er
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrTooLarge):
-		r.fail(f.Name(), "size", fmt.Errorf("read %s%s: %w", r.run.Dir, f.Name(), err))
+		r.fail(f.Name(), prowcrawl.ErrorSize, fmt.Errorf("read %s%s: %w", r.run.Dir, f.Name(), err))
 	case isReadErr(err):
-		r.fail(f.Name(), "read", fmt.Errorf("read %s%s: %w", r.run.Dir, f.Name(), err))
+		r.fail(f.Name(), prowcrawl.ErrorRead, fmt.Errorf("read %s%s: %w", r.run.Dir, f.Name(), err))
 	default:
-		r.fail(f.Name(), "parse", fmt.Errorf("disruption %s%s: %w", r.run.Dir, f.Name(), err))
+		r.fail(f.Name(), prowcrawl.ErrorParse, fmt.Errorf("disruption %s%s: %w", r.run.Dir, f.Name(), err))
 	}
 }
 
@@ -153,7 +153,7 @@ func (r *reading) disruptions(ctx context.Context, p plan) {
 		}
 		rc, err := f.Open(ctx)
 		if err != nil {
-			r.fail(f.Name(), "read", err)
+			r.fail(f.Name(), prowcrawl.ErrorRead, err)
 			continue
 		}
 		cr := &capReader{r: rc, left: r.opts.MaxObjectBytes}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sourcegraph/conc"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
@@ -32,20 +33,20 @@ func (r *reading) tests(ctx context.Context, p plan, scan *classify.Scan) []prow
 		// A truncated file still gives the cases read before the problem.
 		tee, err := r.junit(ctx, f, feed, m.Add)
 		if err != nil {
-			kind := "parse"
+			kind := prowcrawl.ErrorParse
 			switch {
 			case errors.Is(err, ErrTooLarge):
-				kind = "size"
+				kind = prowcrawl.ErrorSize
 			case isReadErr(err):
-				kind = "read"
+				kind = prowcrawl.ErrorRead
 			}
 			r.fail(f.Name(), kind, err)
 		}
 		switch {
 		case tee.over:
-			r.fail(f.Name(), "size", fmt.Errorf("read %s%s: %w (%d bytes); matched on the first part only", r.run.Dir, f.Name(), ErrTooLarge, r.opts.MaxObjectBytes))
+			r.fail(f.Name(), prowcrawl.ErrorSize, fmt.Errorf("read %s%s: %w (%d bytes); matched on the first part only", r.run.Dir, f.Name(), ErrTooLarge, r.opts.MaxObjectBytes))
 		case tee.err != nil && !isReadErr(err):
-			r.fail(f.Name(), "parse", fmt.Errorf("classify %s%s: %w", r.run.Dir, f.Name(), tee.err))
+			r.fail(f.Name(), prowcrawl.ErrorParse, fmt.Errorf("classify %s%s: %w", r.run.Dir, f.Name(), tee.err))
 		}
 		if n, _, _ := m.Dropped(); n > 0 && overAt == "" {
 			overAt = f.Name()
@@ -59,7 +60,7 @@ func (r *reading) tests(ctx context.Context, p plan, scan *classify.Scan) []prow
 		if forgotten {
 			what += "; too many passing tests left out to tell every later failure of one from a flake"
 		}
-		r.fail(overAt, "size", fmt.Errorf("read %s%s: %w: %d cases of tests past the first %d of the run left out (%s)",
+		r.fail(overAt, prowcrawl.ErrorSize, fmt.Errorf("read %s%s: %w: %d cases of tests past the first %d of the run left out (%s)",
 			r.run.Dir, overAt, ErrTooManyTests, cases, limit, what))
 	}
 	return m.Results()

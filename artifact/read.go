@@ -81,7 +81,7 @@ func Read(ctx context.Context, run Run, opts Options) (Result, error) {
 	}
 	r := &reading{run: run, opts: opts}
 	err := r.read(ctx)
-	r.res.Record.Run.Result = cmp.Or(r.res.Record.Run.Result, "pending")
+	r.res.Record.Run.Result = cmp.Or(r.res.Record.Run.Result, prowcrawl.ResultPending)
 	return r.res, err
 }
 
@@ -92,9 +92,9 @@ type reading struct {
 	res  Result
 }
 
-func (r *reading) fail(name, kind string, err error) {
+func (r *reading) fail(name string, kind prowcrawl.ErrorKind, err error) {
 	r.res.Errors = append(r.res.Errors, prowcrawl.RunError{Object: r.run.Dir + name, Kind: kind, Message: err.Error()})
-	if kind == "read" {
+	if kind == prowcrawl.ErrorRead {
 		r.res.Partial = true
 	}
 }
@@ -253,7 +253,7 @@ func (r *reading) read(ctx context.Context) error {
 		run.Tag, run.FromTag = pj.Tag, pj.FromTag
 		r.res.Job.Type = pj.Type
 	}
-	run.Result = "pending"
+	run.Result = prowcrawl.ResultPending
 	if p.finished != nil {
 		var fin prow.Finished
 		var end time.Time
@@ -272,7 +272,7 @@ func (r *reading) read(ctx context.Context) error {
 			run.Result = resultOf(fin.Result, fin.Passed)
 			run.FinishedAt = end
 		}
-	} else if st := prow.NormalizeResult(pj.State); isFinal(st) && !pj.CompletionTime.IsZero() &&
+	} else if st := prowcrawl.Result(prow.NormalizeResult(pj.State)); isFinal(st) && !pj.CompletionTime.IsZero() &&
 		prow.CheckTime(pj.CompletionTime, r.now()) == nil && prow.CheckRunTimes(run.StartedAt, pj.CompletionTime) == nil {
 		// Prow gave up on the pod and never uploaded finished.json.
 		run.Result = st
@@ -280,7 +280,7 @@ func (r *reading) read(ctx context.Context) error {
 	}
 
 	// A running job's artifacts are incomplete: it is read again once done.
-	if run.Result == "pending" && !r.opts.Triage {
+	if run.Result == prowcrawl.ResultPending && !r.opts.Triage {
 		run.Overall = prowcrawl.OverallRunning
 		return nil
 	}
@@ -347,9 +347,9 @@ func (r *reading) read(ctx context.Context) error {
 func (r *reading) json(ctx context.Context, f File, parse func([]byte) error) error {
 	b, err := r.readAll(ctx, f, maxMetadata)
 	if err != nil {
-		kind := "read"
+		kind := prowcrawl.ErrorRead
 		if errors.Is(err, ErrTooLarge) {
-			kind = "size"
+			kind = prowcrawl.ErrorSize
 		}
 		r.fail(f.Name(), kind, err)
 		return err
@@ -358,11 +358,11 @@ func (r *reading) json(ctx context.Context, f File, parse func([]byte) error) er
 	// was not read: the run is read again.
 	if err := prow.CheckBody(prow.BodyJSON, b); err != nil {
 		err = fmt.Errorf("read %s%s: %w", r.run.Dir, f.Name(), err)
-		r.fail(f.Name(), "read", err)
+		r.fail(f.Name(), prowcrawl.ErrorRead, err)
 		return err
 	}
 	if err := parse(b); err != nil {
-		r.fail(f.Name(), "parse", err)
+		r.fail(f.Name(), prowcrawl.ErrorParse, err)
 		return err
 	}
 	return nil
@@ -395,7 +395,7 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 		name := r.run.Dir + f.Name()
 		rc, err := f.Open(ctx)
 		if err != nil {
-			r.fail(f.Name(), "read", err)
+			r.fail(f.Name(), prowcrawl.ErrorRead, err)
 			continue
 		}
 		cr := &capReader{r: rc, left: r.opts.MaxObjectBytes}
@@ -409,11 +409,11 @@ func (r *reading) classify(ctx context.Context, p plan, scan *classify.Scan, tes
 		rc.Close()
 		switch {
 		case cr.over:
-			r.fail(f.Name(), "size", fmt.Errorf("read %s: %w (%d bytes); matched on the first part only", name, ErrTooLarge, r.opts.MaxObjectBytes))
+			r.fail(f.Name(), prowcrawl.ErrorSize, fmt.Errorf("read %s: %w (%d bytes); matched on the first part only", name, ErrTooLarge, r.opts.MaxObjectBytes))
 		case cr.err != nil:
-			r.fail(f.Name(), "read", fmt.Errorf("read %s: %w", name, cr.err))
+			r.fail(f.Name(), prowcrawl.ErrorRead, fmt.Errorf("read %s: %w", name, cr.err))
 		case err != nil:
-			r.fail(f.Name(), "parse", fmt.Errorf("classify %s: %w", name, err))
+			r.fail(f.Name(), prowcrawl.ErrorParse, fmt.Errorf("classify %s: %w", name, err))
 		}
 	}
 	scan.SetRun(tests, upgradeState)
@@ -458,24 +458,24 @@ func isClusterVersion(rel string, loose bool) bool {
 // IsJUnit says whether a run's file is one of its JUnit files.
 func IsJUnit(rel string) bool { return isJUnit(rel, false) }
 
-func isFinal(result string) bool {
+func isFinal(result prowcrawl.Result) bool {
 	switch result {
-	case "success", "failure", "aborted", "error":
+	case prowcrawl.ResultSuccess, prowcrawl.ResultFailure, prowcrawl.ResultAborted, prowcrawl.ResultError:
 		return true
 	}
 	return false
 }
 
 // resultOf maps finished.json to a run result.
-func resultOf(result string, passed *bool) string {
-	if r := prow.NormalizeResult(result); isFinal(r) {
+func resultOf(result string, passed *bool) prowcrawl.Result {
+	if r := prowcrawl.Result(prow.NormalizeResult(result)); isFinal(r) {
 		return r
 	}
 	if passed != nil && *passed {
-		return "success"
+		return prowcrawl.ResultSuccess
 	}
 	if passed != nil {
-		return "failure"
+		return prowcrawl.ResultFailure
 	}
-	return "error"
+	return prowcrawl.ResultError
 }

@@ -131,7 +131,7 @@ func TestLooseFiles(t *testing.T) {
 			}
 			var problem string
 			for _, e := range res.Errors {
-				problem = e.Kind
+				problem = string(e.Kind)
 				if e.Object != tc.file {
 					t.Errorf("problem on %q, want %q", e.Object, tc.file)
 				}

@@ -246,11 +246,11 @@ func classifyRemote(ctx context.Context, eng *classify.Engine, bucket, dir, show
 		return f, err
 	}
 	run := res.rec.Run
-	if run.FetchStatus == "error" {
+	if run.FetchStatus == prowcrawl.FetchError {
 		return f, fmt.Errorf("read %s: %s", shown, run.FetchError)
 	}
-	f.Started, f.Result = run.StartedAt, run.Result
-	if f.Result == "pending" {
+	f.Started, f.Result = run.StartedAt, string(run.Result)
+	if run.Result == prowcrawl.ResultPending {
 		f.Result = ""
 	}
 	f.Matches, f.Problems = res.rec.Symptoms, res.rec.Errors
@@ -308,8 +308,8 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, target string) (Fi
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return f, fmt.Errorf("classify %s: %w", target, err)
 	}
-	f.Started, f.Result = res.Run.StartedAt, res.Run.Result
-	if f.Result == "pending" {
+	f.Started, f.Result = res.Run.StartedAt, string(res.Run.Result)
+	if res.Run.Result == prowcrawl.ResultPending {
 		f.Result = ""
 	}
 	f.Matches, f.Problems = res.Symptoms, append(res.Errors, unreadable(objs)...)

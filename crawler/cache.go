@@ -60,7 +60,7 @@ func (c *Crawler) keepRun(w *cache.Writer, res artifact.Result, err error) {
 	if w == nil {
 		return
 	}
-	if err != nil || res.Run.Result == "" || res.Run.Result == "pending" {
+	if err != nil || res.Run.Result == "" || res.Run.Result == prowcrawl.ResultPending {
 		w.Abort()
 		return
 	}
@@ -308,7 +308,7 @@ func (c *Crawler) Refetch(ctx context.Context, runs []db.StoredRun) (Summary, er
 	}
 	tasks := make([]task, 0, len(runs))
 	for _, r := range runs {
-		tasks = append(tasks, task{job: r.Job, id: r.BuildID, path: r.Path, known: true, presubmit: r.JobType == "presubmit"})
+		tasks = append(tasks, task{job: r.Job, id: r.BuildID, path: r.Path, known: true, presubmit: r.JobType == prowcrawl.TypePresubmit})
 	}
 	err := c.readPlans(ctx, &sum, func(ctx context.Context, plans chan<- *jobPlan) error {
 		select {

@@ -62,7 +62,7 @@ func TestCachedRunReadsAsLocal(t *testing.T) {
 			Symptoms                              []prowcrawl.RunSymptom
 		}
 		of := func(rec prowcrawl.Record) view {
-			return view{rec.Run.StartedAt.String(), rec.Run.FinishedAt.String(), rec.Run.Result, rec.Run.FromVersion, rec.Run.ToVersion,
+			return view{rec.Run.StartedAt.String(), rec.Run.FinishedAt.String(), string(rec.Run.Result), rec.Run.FromVersion, rec.Run.ToVersion,
 				rec.Run.UpgradeState, rec.Run.Tag, rec.Run.FromTag, rec.Tests, rec.Errors, rec.Symptoms}
 		}
 		if g, w := of(got.Record), of(*want); !reflect.DeepEqual(g, w) {

@@ -298,7 +298,7 @@ func TestClassifySingleFiles(t *testing.T) {
 				ids = append(ids, m.SymptomID)
 			}
 			for _, p := range got[0].Problems {
-				problems = append(problems, p.Kind)
+				problems = append(problems, string(p.Kind))
 			}
 			if tc.symptom != "" && !slices.Contains(ids, tc.symptom) {
 				t.Errorf("classify %s found %v, want %s", tc.file, ids, tc.symptom)

@@ -490,7 +490,7 @@ func (c *Crawler) attempt(r result) {
 		return
 	}
 	run := &r.rec.Run
-	if run.FetchStatus == "complete" {
+	if run.FetchStatus == prowcrawl.FetchComplete {
 		run.FetchAttempts, run.GivenUpAt = 0, time.Time{}
 		return
 	}
@@ -507,11 +507,11 @@ func (c *Crawler) account(r result, sum *Summary) {
 	} else {
 		sum.New++
 	}
-	if run.Result == "pending" {
+	if run.Result == prowcrawl.ResultPending {
 		sum.Pending++
 	}
 	switch {
-	case run.FetchStatus != "complete":
+	case run.FetchStatus != prowcrawl.FetchComplete:
 		sum.Errors++
 		if !run.GivenUpAt.IsZero() {
 			sum.GivenUp++

@@ -241,7 +241,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 			t.spellings = names
 		}
 		st, known := states[id]
-		if len(t.spellings) > 1 && known && !c.cfg.Refetch && st.FetchStatus == "complete" && st.Result != "pending" {
+		if len(t.spellings) > 1 && known && !c.cfg.Refetch && st.FetchStatus == prowcrawl.FetchComplete && st.Result != prowcrawl.ResultPending {
 			// Stored whole before the second spelling appeared: it is not
 			// read again, so say so here, every crawl.
 			c.log.Warn("build directories spell one build twice; the first is stored, the others are not read",
@@ -275,7 +275,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 			continue
 		}
 		listed = append(listed, id)
-		if known && !c.cfg.Refetch && (st.Result != "pending" && st.FetchStatus == "complete" || st.GivenUp && !c.cfg.RetryGivenUp) {
+		if known && !c.cfg.Refetch && (st.Result != prowcrawl.ResultPending && st.FetchStatus == prowcrawl.FetchComplete || st.GivenUp && !c.cfg.RetryGivenUp) {
 			continue
 		}
 		t.job, t.presubmit, t.id, t.known, t.listed, t.since = j.name, j.presubmit, id, known, true, since
@@ -368,7 +368,7 @@ func spelledTwice(t task) []prowcrawl.RunError {
 	}
 	var out []prowcrawl.RunError
 	for _, other := range t.spellings[1:] {
-		out = append(out, prowcrawl.RunError{Object: other, Kind: "parse", Message: fmt.Sprintf(
+		out = append(out, prowcrawl.RunError{Object: other, Kind: prowcrawl.ErrorParse, Message: fmt.Sprintf(
 			"build %d is spelled twice: %s was read and %s was not (a run has one row; Prow writes build ids without leading zeros)",
 			t.id, t.spellings[0], other)})
 	}

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,8 +78,8 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 	}
 	run := &rec.Run
 	run.Job, run.BuildID, run.Bucket, run.Path = t.job, t.id, c.src.Bucket(), dir
-	run.Result = cmpOr(run.Result, "pending")
-	run.FetchStatus, run.CrawledAt = "complete", c.cfg.Now().UTC()
+	run.Result = cmp.Or(run.Result, prowcrawl.ResultPending)
+	run.FetchStatus, run.CrawledAt = prowcrawl.FetchComplete, c.cfg.Now().UTC()
 	if rp, ok := prow.ParseRunPath(dir); ok {
 		run.Pull = rp.Pull
 	}
@@ -86,16 +87,16 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// Whatever was cut off by the deadline, the run is incomplete,
 		// even where a parser took the cut for the end of a file.
-		run.FetchStatus = "error"
+		run.FetchStatus = prowcrawl.FetchError
 		run.FetchError = fmt.Sprintf("the run was not read within its time limit (%s)", c.cfg.RunTimeout)
 	case err != nil:
-		run.FetchStatus = "error"
+		run.FetchStatus = prowcrawl.FetchError
 		run.FetchError = err.Error()
 	case read.Partial:
 		// The run is partial because an object could not be read: say
 		// which, not a malformed one recorded before it.
-		run.FetchStatus = "partial"
-		i := slices.IndexFunc(rec.Errors, func(e prowcrawl.RunError) bool { return e.Kind == "read" })
+		run.FetchStatus = prowcrawl.FetchPartial
+		i := slices.IndexFunc(rec.Errors, func(e prowcrawl.RunError) bool { return e.Kind == prowcrawl.ErrorRead })
 		run.FetchError = rec.Errors[max(i, 0)].Message
 	}
 	if dir != "" {
@@ -103,7 +104,8 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 	}
 	run.ObjectsRead = int(count.objects.Load())
 	run.BytesRead = count.bytes.Load()
-	run.Release, run.FromRelease, run.Upgrade = edgeOf(rec.Job, *run)
+	e := prowcrawl.EdgeOfRun(rec.Job, *run)
+	run.Release, run.FromRelease, run.Upgrade = e.To, e.From, e.Kind
 	res.rec = &rec
 	return res
 }
@@ -121,32 +123,7 @@ func (c *Crawler) readOptions(t task) artifact.Options {
 	return opts
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // jobRow derives the jobs row from the job name alone.
 func jobRow(name string, presubmit bool) prowcrawl.Job {
 	return prowcrawl.JobFromName(name, presubmit)
-}
-
-// edgeOf gives a run's upgrade edge: from the job name when it says, else
-// (old names without a version) from the cluster's versions or the release
-// controller's tags.
-func edgeOf(j prowcrawl.Job, run prowcrawl.Run) (release, from, upgrade string) {
-	if j.Release != "" {
-		return j.Release, j.FromRelease, j.Upgrade
-	}
-	to, fromV := run.ToVersion, run.FromVersion
-	if to == "" {
-		to, fromV = run.Tag, run.FromTag
-	}
-	release, from = prow.ReleaseOf(to), prow.ReleaseOf(fromV)
-	if j.Upgrade == "none" {
-		return release, release, "none"
-	}
-	return release, from, prow.UpgradeKind(fromV, to)
 }

@@ -104,7 +104,7 @@ func unreadable(objs []Entry) []prowcrawl.RunError {
 	var out []prowcrawl.RunError
 	for _, o := range objs {
 		if o.Problem != "" {
-			out = append(out, prowcrawl.RunError{Object: o.Name, Kind: "read", Message: o.Problem})
+			out = append(out, prowcrawl.RunError{Object: o.Name, Kind: prowcrawl.ErrorRead, Message: o.Problem})
 		}
 	}
 	return out

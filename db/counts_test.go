@@ -35,7 +35,7 @@ var (
 func anRun(j prowcrawl.Job, build int64, result string, start time.Time, symptoms ...string) prowcrawl.Record {
 	path := fmt.Sprintf("logs/%s/%d", j.Name, build)
 	r := prowcrawl.Record{Job: j, Run: prowcrawl.Run{BuildID: build, Bucket: "test-platform-results", Path: path,
-		URL: "https://prow.ci.openshift.org/view/gs/test-platform-results/" + path, StartedAt: start, Result: result,
+		URL: "https://prow.ci.openshift.org/view/gs/test-platform-results/" + path, StartedAt: start, Result: prowcrawl.Result(result),
 		Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade, FetchStatus: "complete"}}
 	if j.Type == prowcrawl.TypePresubmit {
 		r.Run.Release, r.Run.FromRelease, r.Run.Upgrade = "4.14", "4.14", "micro"

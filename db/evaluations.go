@@ -126,6 +126,6 @@ FROM symptoms WHERE active = 1 ORDER BY id`)
 func (c AnalysisCounts) Population(symptom, job, topology string, ruleSet int64) prowcrawl.Population {
 	began := true
 	s := c.Rules[symptom]
-	return prowcrawl.PopulationOf(prowcrawl.RunFacts{Job: job, Result: "success", UpgradeStarted: &began, Topology: topology,
+	return prowcrawl.PopulationOf(prowcrawl.RunFacts{Job: job, Result: prowcrawl.ResultSuccess, UpgradeStarted: &began, Topology: topology,
 		Evaluated: c.RuleSets[ruleSet].Versions}, s.Version(), s.Reach)
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // Evidence is a run showing a symptom, with the link to the run and the
@@ -13,7 +15,7 @@ type Evidence struct {
 	Job                     string
 	BuildID                 int64
 	URL                     string // the Prow view link
-	Result                  string
+	Result                  prowcrawl.Result
 	StartedAt               time.Time
 	Edge                    string // empty when the run's release is unknown, or it is a presubmit
 	Variant                 string

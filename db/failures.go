@@ -7,6 +7,8 @@ import (
 	"iter"
 	"strings"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // FailureQuery bounds the runs whose failures are read: finished runs
@@ -41,7 +43,7 @@ type FailureRun struct {
 	Path    string // the run's object path in its bucket
 	Bucket  string
 	Edge    string // the run's edge key, "" when it has none
-	Result  string
+	Result  prowcrawl.Result
 	// Explained: it shows a symptom of an active rule.
 	Explained bool
 }

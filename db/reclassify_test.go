@@ -21,8 +21,8 @@ func TestReplaceSymptoms(t *testing.T) {
 	// Finished runs of the last five days: pending and older ones are not.
 	var got []string
 	for _, r := range runs {
-		got = append(got, r.Job+"/"+strconv.FormatInt(r.BuildID, 10)+" "+r.Result+" "+r.Edge.String())
-		if r.Result == "pending" || r.StartedAt.Before(now.Add(-5*24*time.Hour)) || r.FetchStatus != "complete" {
+		got = append(got, r.Job+"/"+strconv.FormatInt(r.BuildID, 10)+" "+string(r.Result)+" "+r.Edge.String())
+		if r.Result == prowcrawl.ResultPending || r.StartedAt.Before(now.Add(-5*24*time.Hour)) || r.FetchStatus != "complete" {
 			t.Errorf("run %+v listed", r)
 		}
 	}

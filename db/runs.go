@@ -14,8 +14,8 @@ import (
 // whether to fetch it again.
 type RunState struct {
 	BuildID     int64
-	Result      string
-	FetchStatus string
+	Result      prowcrawl.Result
+	FetchStatus prowcrawl.FetchStatus
 	StartedAt   time.Time
 	// FetchAttempts counts the crawls in a row that could not read it
 	// whole; GivenUp says the crawler stopped trying.

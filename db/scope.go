@@ -4,16 +4,18 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
-// The scopes and comparisons of symptom_verdicts and test_flake_rates.
+// The scopes and comparisons of symptom_verdicts and test_flake_rates. The
+// scopes are the root package's (prowcrawl.Scope), as the strings that the
+// rows and filters hold.
 const (
-	ScopeJob     = "job"
-	ScopeEdge    = "edge"
-	ScopeVariant = "variant"
-	// ScopePresubmit keys presubmit jobs: their runs test a pull request's
-	// code, never a release's, and count in no edge or variant.
-	ScopePresubmit = "presubmit"
+	ScopeJob       = string(prowcrawl.ScopeJob)
+	ScopeEdge      = string(prowcrawl.ScopeEdge)
+	ScopeVariant   = string(prowcrawl.ScopeVariant)
+	ScopePresubmit = string(prowcrawl.ScopePresubmit)
 
 	CompareRelease = "release"
 	CompareWindow  = "window"

@@ -16,7 +16,7 @@ type StoredRun struct {
 	BuildID      int64
 	Bucket, Path string
 	URL          string
-	Result       string
+	Result       prowcrawl.Result
 	StartedAt    time.Time
 	Edge         prowcrawl.Edge
 	FetchStatus  string

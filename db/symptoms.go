@@ -162,7 +162,7 @@ GROUP BY 1, 2 ORDER BY 1, 2`)
 type RunSymptoms struct {
 	Job       string
 	BuildID   int64
-	Result    string
+	Result    prowcrawl.Result
 	StartedAt time.Time
 	URL       string
 	Symptoms  []string

@@ -160,9 +160,7 @@ func batchTestCounts(recs []prowcrawl.Record) map[countKey]testCount {
 	status := make(map[[2]string]string)
 	for k, i := range last {
 		r := &recs[i].Run
-		switch r.Result {
-		case "success", "failure", "error":
-		default:
+		if !prowcrawl.Finished(r.Result) {
 			continue // only finished runs count
 		}
 		clear(status)

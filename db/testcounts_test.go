@@ -40,7 +40,7 @@ func checkTestCounts(t *testing.T, d *DB, when string) {
 func ctRun(job string, build int64, result, from, to, kind string, tests ...string) prowcrawl.Record {
 	r := testRecord(build, 0)
 	r.Job.Name, r.Run.Job = job, job
-	r.Run.Result, r.Run.FromRelease, r.Run.Release, r.Run.Upgrade = result, from, to, kind
+	r.Run.Result, r.Run.FromRelease, r.Run.Release, r.Run.Upgrade = prowcrawl.Result(result), from, to, kind
 	for _, s := range tests {
 		st, status, _ := strings.Cut(s, "=")
 		suite, name, _ := strings.Cut(st, "/")

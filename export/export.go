@@ -182,10 +182,10 @@ func FromDB(e db.ExportRun) Run {
 		JobType: j.Type, Platform: j.Platform, Network: j.Network, Arch: j.Arch, Topology: j.Topology,
 		JobRelease: j.Release, JobFromRelease: j.FromRelease, JobUpgrade: j.Upgrade,
 		Bucket: r.Bucket, Path: r.Path, URL: r.URL, StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt),
-		Result: r.Result, Release: r.Release, FromRelease: r.FromRelease, Upgrade: r.Upgrade,
+		Result: string(r.Result), Release: r.Release, FromRelease: r.FromRelease, Upgrade: r.Upgrade,
 		FromVersion: r.FromVersion, ToVersion: r.ToVersion, UpgradeState: r.UpgradeState, UpgradeStarted: r.UpgradeStarted,
 		OverallResult: string(r.Overall), ClusterNetworks: nonNil(r.ClusterNetworks), ServiceNetworks: nonNil(r.ServiceNetworks),
-		Tag: r.Tag, FromTag: r.FromTag, Pull: r.Pull, FetchStatus: r.FetchStatus, FetchError: r.FetchError,
+		Tag: r.Tag, FromTag: r.FromTag, Pull: r.Pull, FetchStatus: string(r.FetchStatus), FetchError: r.FetchError,
 		CrawledAt: r.CrawledAt.UTC().Format(time.RFC3339),
 		Tests:     []Test{}, Symptoms: []Symptom{}, Disruptions: []Disruption{}, Rules: []Rule{},
 	}

@@ -283,7 +283,7 @@ type shown struct {
 // export states for the rule must be the same.
 func counted(t *testing.T, r exported, rule classify.Rule) bool {
 	t.Helper()
-	facts := prowcrawl.RunFacts{Result: r.Result, UpgradeStarted: r.UpgradeStarted, Topology: r.Topology}
+	facts := prowcrawl.RunFacts{Result: prowcrawl.Result(r.Result), UpgradeStarted: r.UpgradeStarted, Topology: r.Topology}
 	stated := ""
 	for _, x := range r.Rules {
 		if x.Hash != "" {

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -434,9 +435,9 @@ func pickExamples(ev []db.Evidence, regressed map[string]bool) []Example {
 	var first, failed, passed []db.Evidence
 	for _, e := range ev {
 		switch {
-		case e.Result != "success" && e.Result != "failure" && e.Result != "error":
+		case !prowcrawl.Finished(e.Result):
 			// Aborted and pending runs are not counted, so not shown.
-		case e.Result == "success":
+		case e.Result == prowcrawl.ResultSuccess:
 			passed = append(passed, e)
 		case regressed[e.Edge]:
 			first = append(first, e)
@@ -455,7 +456,7 @@ func pickExamples(ev []db.Evidence, regressed map[string]bool) []Example {
 	}
 	out := []Example{}
 	for _, e := range pick {
-		out = append(out, Example{URL: e.URL, Job: e.Job, BuildID: e.BuildID, Result: e.Result, Edge: e.Edge,
+		out = append(out, Example{URL: e.URL, Job: e.Job, BuildID: e.BuildID, Result: string(e.Result), Edge: e.Edge,
 			Started: e.StartedAt.UTC().Format(time.RFC3339), Hits: e.Hits, File: runFile(e), Line: e.Line,
 			Excerpt: e.Excerpt})
 	}

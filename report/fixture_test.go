@@ -115,7 +115,7 @@ func (f *fixture) run(j prowcrawl.Job, result string, start time.Time, symptoms 
 	rec := prowcrawl.Record{Job: j, Run: prowcrawl.Run{
 		BuildID: f.build, Bucket: "test-platform-results", Path: path,
 		URL:       "https://prow.ci.openshift.org/view/gs/test-platform-results/" + path,
-		StartedAt: start, Result: result, Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade,
+		StartedAt: start, Result: prowcrawl.Result(result), Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade,
 		FetchStatus: "complete", CrawledAt: fixtureNow,
 	}}
 	if result != "pending" {

@@ -65,7 +65,7 @@ func searchOutput(r search.Result) SearchOutput {
 	out := SearchOutput{Pattern: r.Pattern, Runs: []SearchRun{}, Groups: []SearchGroup{}, Searched: r.Searched,
 		NotCached: len(r.NotCached), Files: r.Files, Bytes: r.Bytes}
 	for _, run := range r.Runs {
-		sr := SearchRun{Job: run.Job, BuildID: run.BuildID, URL: run.URL, Result: run.Result, StartedAt: run.StartedAt,
+		sr := SearchRun{Job: run.Job, BuildID: run.BuildID, URL: run.URL, Result: string(run.Result), StartedAt: run.StartedAt,
 			Edge: run.Edge.String(), Matches: run.Matches, Lines: []SearchLine{}}
 		for _, l := range run.Lines {
 			sr.Lines = append(sr.Lines, SearchLine(l))

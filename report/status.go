@@ -144,13 +144,13 @@ func writeProblems(w io.Writer, s Status) error {
 		switch {
 		case !r.GivenUpAt.IsZero():
 			state = fmt.Sprintf("given up (%d crawls)", r.FetchAttempts)
-		case r.FetchStatus != "complete":
+		case r.FetchStatus != string(prowcrawl.FetchComplete):
 			state = fmt.Sprintf("%s (%d crawls)", r.FetchStatus, r.FetchAttempts)
 		case r.Kind != "":
 			state = r.Kind
 		}
 		problem := r.FetchError
-		if r.Message != "" && (problem == "" || r.FetchStatus == "complete") {
+		if r.Message != "" && (problem == "" || r.FetchStatus == string(prowcrawl.FetchComplete)) {
 			problem = r.Message
 		}
 		if r.Errors > 1 {

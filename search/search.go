@@ -13,6 +13,7 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/stats"
@@ -162,7 +163,7 @@ func Search(ctx context.Context, c *cache.Cache, runs []db.StoredRun, opts Optio
 			g = &Group{Job: key[0], Edge: key[1]}
 			groups[key] = g
 		}
-		failed, passed := r.Result == "failure" || r.Result == "error", r.Result == "success"
+		failed, passed := r.Result == prowcrawl.ResultFailure || r.Result == prowcrawl.ResultError, r.Result == prowcrawl.ResultSuccess
 		if !failed && !passed {
 			continue
 		}
@@ -243,7 +244,7 @@ func searchRun(ctx context.Context, c *cache.Cache, sr db.StoredRun, re *regexp.
 
 // scopeOf is the Group.Edge of a run.
 func scopeOf(r db.StoredRun) string {
-	if r.JobType == "presubmit" {
+	if r.JobType == prowcrawl.TypePresubmit {
 		return "presubmit"
 	}
 	return r.Edge.String()

@@ -72,7 +72,7 @@ func TestSearchFindsPlantedLine(t *testing.T) {
 				at = 400
 			}
 			runs = append(runs, db.StoredRun{Job: job.name, BuildID: id, Bucket: "test-platform-results", Path: path,
-				Result: result, Edge: job.edge, StartedAt: start, URL: "https://prow.ci.openshift.org/view/gs/test-platform-results/" + path})
+				Result: prowcrawl.Result(result), Edge: job.edge, StartedAt: start, URL: "https://prow.ci.openshift.org/view/gs/test-platform-results/" + path})
 			if i == 13 && j == 1 {
 				continue // not in the cache
 			}
@@ -163,7 +163,7 @@ func TestSearchPresubmitScope(t *testing.T) {
 	const job = "pull-ci-openshift-ovn-kubernetes-master-e2e-aws-ovn-upgrade"
 	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 	var runs []db.StoredRun
-	for i, result := range []string{"failure", "success", "failure"} {
+	for i, result := range []prowcrawl.Result{prowcrawl.ResultFailure, prowcrawl.ResultSuccess, prowcrawl.ResultFailure} {
 		id := int64(2123770744293818372 + i)
 		path := fmt.Sprintf("pr-logs/pull/openshift_ovn-kubernetes/%d/%s/%d", 4019+i, job, id)
 		runs = append(runs, db.StoredRun{Job: job, JobType: "presubmit", BuildID: id, Bucket: "test-platform-results", Path: path,

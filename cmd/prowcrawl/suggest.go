@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
@@ -164,7 +165,7 @@ func gatherSuggestions(ctx context.Context, store *db.DB, logs *cache.Cache, q d
 		if job != nil && !job.MatchString(r.Job) {
 			continue
 		}
-		failed := r.Result != "success"
+		failed := r.Result != prowcrawl.ResultSuccess
 		index[key{r.Job, r.BuildID}] = len(runs)
 		runs = append(runs, suggest.Run{Job: r.Job, BuildID: r.BuildID, Edge: r.Edge, Failed: failed, Explained: failed && r.Explained})
 		keys = append(keys, cache.Key{Bucket: r.Bucket, Path: r.Path})

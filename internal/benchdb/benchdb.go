@@ -81,23 +81,23 @@ func Generate(ctx context.Context, d *db.DB, n, tests int) error {
 	for i := range n {
 		j := jobs[i%len(jobs)]
 		start := Now.Add(-time.Duration(rng.Int64N(int64(span))))
-		result := "success"
+		result := prowcrawl.ResultSuccess
 		switch x := rng.IntN(100); {
 		case x < 20:
-			result = "failure"
+			result = prowcrawl.ResultFailure
 		case x < 24:
-			result = "error"
+			result = prowcrawl.ResultError
 		case x < 27:
-			result = "aborted"
+			result = prowcrawl.ResultAborted
 		case x < 28:
-			result = "pending"
+			result = prowcrawl.ResultPending
 		}
 		var shows []string
 		for k, id := range Builtin {
 			// Each symptom has its own rate, higher in failed runs and in
 			// the newest release.
 			chance := 2 + k
-			if result != "success" {
+			if result != prowcrawl.ResultSuccess {
 				chance += 15
 			}
 			if j.Release == "4.16" && k == 3 {
@@ -109,7 +109,7 @@ func Generate(ctx context.Context, d *db.DB, n, tests int) error {
 		}
 		build++
 		r := Record(j, build, result, start, shows...)
-		if result != "pending" {
+		if result != prowcrawl.ResultPending {
 			// Four backends of one backend-disruption file, as a run's
 			// e2e step writes them: mostly a second or two, more in a run
 			// whose pod network broke.
@@ -169,7 +169,7 @@ func Open(ctx context.Context, path string, n, tests int) (d *db.DB, generated b
 // Record is a complete run of job j in the bucket: build id build, started
 // at start, two hours long unless pending, with the symptoms symptomIDs
 // matched an hour in, as the analysis' tests and benchmarks plant them.
-func Record(j prowcrawl.Job, build int64, result string, start time.Time, symptomIDs ...string) prowcrawl.Record {
+func Record(j prowcrawl.Job, build int64, result prowcrawl.Result, start time.Time, symptomIDs ...string) prowcrawl.Record {
 	path := fmt.Sprintf("logs/%s/%d", j.Name, build)
 	r := prowcrawl.Record{
 		Job: j,
@@ -178,10 +178,10 @@ func Record(j prowcrawl.Job, build int64, result string, start time.Time, sympto
 			URL:       "https://prow.ci.openshift.org/view/gs/" + bucket + "/" + path,
 			StartedAt: start, Result: result,
 			Release: j.Release, FromRelease: j.FromRelease, Upgrade: j.Upgrade,
-			FetchStatus: "complete",
+			FetchStatus: prowcrawl.FetchComplete,
 		},
 	}
-	if result != "pending" {
+	if result != prowcrawl.ResultPending {
 		r.Run.FinishedAt = start.Add(2 * time.Hour)
 	}
 	for _, id := range symptomIDs {
