@@ -5,8 +5,8 @@ import "time"
 // addDays grows the bucket by days of history after its last day, as the
 // bucket looks some nights later: the pending run of the sample job has
 // finished, the sample edge runs on without pod-network trouble (its
-// regression weakens, then closes), and the 4.14 z-stream shows the SDN
-// rollout readiness loss every other day (it becomes a regression). A second
+// regression weakens), and the 4.14 z-stream runs twice a day, its evening
+// run showing the SDN rollout readiness loss (it becomes a regression). A second
 // crawl of a grown bucket is what report --changes is for.
 func addDays(jobs []*job, days int) {
 	if days <= 0 {
@@ -25,12 +25,13 @@ func addDays(jobs []*job, days int) {
 				j.plans = append(j.plans, plan{start: last.AddDate(0, 0, d).Format(time.DateOnly), result: success})
 			}
 		case microJob:
+			// Twice a day, as nightly z-stream jobs run: the evening run
+			// shows the loss.
 			for d := 1; d <= days; d++ {
-				p := plan{start: last.AddDate(0, 0, d).Format(time.DateOnly), result: success}
-				if d%2 == 0 {
-					p.result, p.cni, p.sdnSeq = failure, true, true
-				}
-				j.plans = append(j.plans, p)
+				day := last.AddDate(0, 0, d)
+				j.plans = append(j.plans,
+					plan{start: day.Add(6 * time.Hour).Format(time.RFC3339), result: success},
+					plan{start: day.Add(18 * time.Hour).Format(time.RFC3339), result: failure, cni: true, sdnSeq: true})
 			}
 		case basisJob, microBasisJob:
 			// The bases keep running too, as they did.

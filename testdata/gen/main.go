@@ -8,7 +8,7 @@
 // With -days N it writes the same bucket grown by N days of runs (see
 // addDays), to crawl after the first and see what changed:
 //
-//	go run ./testdata/gen -out /tmp/grown -days 14
+//	go run ./testdata/gen -out /tmp/grown -days 5
 //
 // It deletes and rewrites the output directory and writes the same bytes on
 // every run: each run draws from its own fixed-seed RNG and no wall clock is
