@@ -77,3 +77,34 @@ func TestREADMEChanges(t *testing.T) {
 		t.Errorf("README.md's walkthrough of report --changes quotes an output that now reads (copy it, leaving lines out as \"...\"):\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// demoSummaryRE is the README's quote of the summary lines make demo's
+// crawl ends with.
+var demoSummaryRE = regexp.MustCompile("(?s)<!-- output: make demo -->\\s*```\\n(.*?)```")
+
+// elapsed is how long a crawl or an analysis took, in its summary line.
+var elapsed = regexp.MustCompile(` in [0-9.]+(ns|µs|ms|s|m[0-9.]+s)$`)
+
+// TestREADMEDemoSummary: the summary lines the README quotes are those of
+// the demo's crawl, but for the time it took.
+func TestREADMEDemoSummary(t *testing.T) {
+	demoDB(t)
+	b, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := demoSummaryRE.FindStringSubmatch(string(b))
+	if m == nil {
+		t.Fatal("README.md has no <!-- output: make demo --> block (the crawl's summary lines)")
+	}
+	norm := func(lines []string) []string {
+		for i, l := range lines {
+			lines[i] = elapsed.ReplaceAllString(l, " in T")
+		}
+		return lines
+	}
+	want, got := norm(trimLines(m[1])), norm(trimLines(demoCrawl.stdout))
+	if strings.Join(want, "\n") != strings.Join(got, "\n") {
+		t.Errorf("README.md quotes the demo crawl's summary lines, which now read (copy them, with this machine's times):\n%s", demoCrawl.stdout)
+	}
+}
