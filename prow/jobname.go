@@ -39,7 +39,18 @@ type Variants struct {
 	// Type is presubmit, postsubmit or periodic when the name's prefix
 	// says, else "".
 	Type string
+	// Stack is the cluster network's address families, as Sippy's
+	// NetworkStack variant says them: StackDual for -dualstack, StackIPv6
+	// for -ipv6, else StackIPv4.
+	Stack string
 }
+
+// Network stacks, the values of Variants.Stack and Networks.Stack.
+const (
+	StackIPv4 = "ipv4"
+	StackIPv6 = "ipv6"
+	StackDual = "dual"
+)
 
 // Topologies, the values of Variants.Topology.
 const (
@@ -61,6 +72,7 @@ func ParseJobName(name string) Variants {
 		Arch:     archOf(tokens),
 		Topology: topologyOf(tokens),
 		Type:     jobTypeOf(lower),
+		Stack:    stackOf(tokens),
 	}
 	releases := releasesIn(lower)
 	if len(releases) > 0 {
@@ -202,6 +214,19 @@ func networkOf(tokens []string) string {
 		return "cilium"
 	}
 	return ""
+}
+
+// stackOf returns the network stack a job name asks for: dual-stack names
+// say "dualstack" (also "dualstack-primaryv6"), IPv6 single-stack names
+// "ipv6".
+func stackOf(tokens []string) string {
+	switch {
+	case slices.ContainsFunc(tokens, func(t string) bool { return strings.HasPrefix(t, "dualstack") }):
+		return StackDual
+	case slices.Contains(tokens, "ipv6"):
+		return StackIPv6
+	}
+	return StackIPv4
 }
 
 // topologyOf returns the cluster topology a job name asks for, trying the

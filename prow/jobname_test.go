@@ -10,15 +10,15 @@ func TestParseJobNameEdges(t *testing.T) {
 		name string
 		want Variants
 	}{
-		{"branch-ci-openshift-origin-master-images", Variants{"", "", "none", "", "", "amd64", "ha", "postsubmit"}},
-		{"ci-kubernetes-e2e-gce", Variants{"", "", "none", "", "", "amd64", "ha", ""}},
-		{"PERIODIC-CI-OPENSHIFT-RELEASE-MASTER-CI-4.14-E2E-AWS-OVN-UPGRADE", Variants{"4.14", "4.14", "micro", "aws", "ovn", "amd64", "ha", "periodic"}},
+		{"branch-ci-openshift-origin-master-images", Variants{"", "", "none", "", "", "amd64", "ha", "postsubmit", "ipv4"}},
+		{"ci-kubernetes-e2e-gce", Variants{"", "", "none", "", "", "amd64", "ha", "", "ipv4"}},
+		{"PERIODIC-CI-OPENSHIFT-RELEASE-MASTER-CI-4.14-E2E-AWS-OVN-UPGRADE", Variants{"4.14", "4.14", "micro", "aws", "ovn", "amd64", "ha", "periodic", "ipv4"}},
 		// ipv4/ipv6/e2e hold digits but no release; a three-part version counts as its X.Y.
-		{"pull-ci-x-main-e2e-metal-ipi-ovn-ipv6-4.14.2-upgrade", Variants{"4.14", "4.14", "micro", "metal", "ovn", "amd64", "ha", "presubmit"}},
-		{"rehearse-59629-periodic-ci-openshift-release-master-ci-4.9-upgrade-from-stable-4.8-e2e-aws-upgrade", Variants{"4.9", "4.8", "minor", "aws", "sdn", "amd64", "ha", "presubmit"}},
-		{"periodic-ci-openshift-release-master-nightly-4.12-upgrade-from-stable-4.10-e2e-aws-sdn-upgrade", Variants{"4.12", "4.10", "multi", "aws", "sdn", "amd64", "ha", "periodic"}},
-		{"periodic-x-4.99999-upgrade", Variants{"", "", "", "", "", "amd64", "ha", "periodic"}},
-		{"", Variants{"", "", "none", "", "", "amd64", "ha", ""}},
+		{"pull-ci-x-main-e2e-metal-ipi-ovn-ipv6-4.14.2-upgrade", Variants{"4.14", "4.14", "micro", "metal", "ovn", "amd64", "ha", "presubmit", "ipv6"}},
+		{"rehearse-59629-periodic-ci-openshift-release-master-ci-4.9-upgrade-from-stable-4.8-e2e-aws-upgrade", Variants{"4.9", "4.8", "minor", "aws", "sdn", "amd64", "ha", "presubmit", "ipv4"}},
+		{"periodic-ci-openshift-release-master-nightly-4.12-upgrade-from-stable-4.10-e2e-aws-sdn-upgrade", Variants{"4.12", "4.10", "multi", "aws", "sdn", "amd64", "ha", "periodic", "ipv4"}},
+		{"periodic-x-4.99999-upgrade", Variants{"", "", "", "", "", "amd64", "ha", "periodic", "ipv4"}},
+		{"", Variants{"", "", "none", "", "", "amd64", "ha", "", "ipv4"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,6 +53,9 @@ func FuzzParseJobName(f *testing.F) {
 		}
 		if v.Upgrade == "" && v.Release != "" {
 			t.Fatalf("unknown upgrade with release %q", v.Release)
+		}
+		if !slices.Contains([]string{StackIPv4, StackIPv6, StackDual}, v.Stack) {
+			t.Fatalf("stack %q", v.Stack)
 		}
 		if !slices.Contains([]string{"amd64", "arm64", "ppc64le", "s390x", "multi"}, v.Arch) {
 			t.Fatalf("arch %q", v.Arch)

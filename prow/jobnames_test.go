@@ -24,7 +24,7 @@ type jobNameRow struct {
 }
 
 // jobNameColumns are the table's columns, in order.
-var jobNameColumns = []string{"name", "release", "from_release", "upgrade", "platform", "network", "arch", "topology", "type", "note"}
+var jobNameColumns = []string{"name", "release", "from_release", "upgrade", "platform", "network", "arch", "topology", "type", "stack", "note"}
 
 func readJobNames(t testing.TB) []jobNameRow {
 	t.Helper()
@@ -50,9 +50,9 @@ func readJobNames(t testing.TB) []jobNameRow {
 			}
 			return s
 		}
-		rows = append(rows, jobNameRow{line: n, name: cols[0], note: cols[9], want: Variants{
+		rows = append(rows, jobNameRow{line: n, name: cols[0], note: cols[10], want: Variants{
 			Release: un(cols[1]), FromRelease: un(cols[2]), Upgrade: un(cols[3]), Platform: un(cols[4]),
-			Network: un(cols[5]), Arch: un(cols[6]), Topology: un(cols[7]), Type: un(cols[8]),
+			Network: un(cols[5]), Arch: un(cols[6]), Topology: un(cols[7]), Type: un(cols[8]), Stack: un(cols[9]),
 		}})
 	}
 	if err := sc.Err(); err != nil {

@@ -25,11 +25,11 @@ func (n Networks) Stack() string {
 	}
 	switch {
 	case v4 && v6:
-		return "dual"
+		return StackDual
 	case v6:
-		return "ipv6"
+		return StackIPv6
 	case v4:
-		return "ipv4"
+		return StackIPv4
 	}
 	return ""
 }
