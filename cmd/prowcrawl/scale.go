@@ -13,6 +13,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/export"
+	"github.com/openshift-eng/prowcrawl/internal/outfile"
 )
 
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -177,28 +178,9 @@ a string), loadable into BigQuery:
 	return writeFile(outPath, write)
 }
 
-// writeFile writes a file whole or not at all: into a temporary file beside
-// it, renamed into place once complete.
-func writeFile(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	// CreateTemp makes the file private; a report or an export is not.
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := write(tmp); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+// writeFile writes an output file a user named (--out, --schema): a file
+// whole or not at all, a symbolic link's target, a FIFO or a device
+// through, a directory never (outfile.Write).
+func writeFile(path string, write func(io.Writer) error) error {
+	return outfile.Write(path, write)
 }
