@@ -90,6 +90,9 @@ func ParseClusterVersion(b []byte) (ClusterVersion, error) {
 	}
 	var cv ClusterVersion
 	for _, h := range doc.Status.History {
+		if err := CheckVersion(strings.TrimSpace(string(h.Version))); err != nil {
+			return ClusterVersion{}, fmt.Errorf("parse clusterversion.json: history version %w", err)
+		}
 		cv.History = append(cv.History, Update{
 			State:          strings.TrimSpace(string(h.State)),
 			Version:        strings.TrimSpace(string(h.Version)),

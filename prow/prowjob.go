@@ -1,6 +1,7 @@
 package prow
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -65,8 +66,10 @@ type prowJobJSON struct {
 	} `json:"status"`
 }
 
-// ParseProwJob parses prowjob.json. It fails only when b is not a JSON
-// object; missing or mistyped fields are left empty.
+// ParseProwJob parses prowjob.json. It fails when b is not a JSON object;
+// missing or mistyped fields are left empty. A payload tag that is not a
+// version (CheckVersion) is left empty too, and said by an error that
+// wraps ErrBadVersion, returned with the rest of the ProwJob, which holds.
 func ParseProwJob(b []byte) (ProwJob, error) {
 	var raw prowJobJSON
 	if err := decodeObject(b, &raw); err != nil {
@@ -90,6 +93,16 @@ func ParseProwJob(b []byte) (ProwJob, error) {
 		if pj.Target = targetArg(c.Args); pj.Target != "" {
 			break
 		}
+	}
+	var bad error
+	for _, t := range []*string{&pj.Tag, &pj.FromTag} {
+		if err := CheckVersion(*t); err != nil {
+			bad = cmp.Or(bad, err)
+			*t = ""
+		}
+	}
+	if bad != nil {
+		return pj, fmt.Errorf("parse prowjob.json: release tag %w", bad)
 	}
 	return pj, nil
 }

@@ -2,9 +2,36 @@ package prow
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
+
+// ErrBadVersion is returned for a version or payload tag of an artifact
+// that is not one: a version is X.Y or X.Y.Z, optionally with "v" before
+// it and a pre-release or build suffix after it ("4.14.0-0.nightly-2023-09-01-001122",
+// "4.15.0-ec.2"), at most MaxVersionLen bytes, and nothing else (no space,
+// no control character, no newline that would add a key to a YAML draft).
+var ErrBadVersion = errors.New("not a version")
+
+// MaxVersionLen is the longest version accepted (real ones are under 60).
+const MaxVersionLen = 128
+
+var versionShape = regexp.MustCompile(`^v?[0-9]{1,9}\.[0-9]{1,9}(\.[0-9]{1,9})?([-+][0-9A-Za-z][0-9A-Za-z.+_-]*)?$`)
+
+// CheckVersion returns nil for "" (not said) and for a version of the
+// shape ErrBadVersion describes, else an error that wraps ErrBadVersion.
+func CheckVersion(v string) error {
+	if v == "" || len(v) <= MaxVersionLen && versionShape.MatchString(v) {
+		return nil
+	}
+	if len(v) > MaxVersionLen {
+		v = v[:MaxVersionLen] + "..."
+	}
+	return fmt.Errorf("%q: %w", v, ErrBadVersion)
+}
 
 // Upgrade kinds, the values of Variants.Upgrade and of UpgradeKind.
 const (
