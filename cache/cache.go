@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -58,12 +59,84 @@ func Open(dir string, maxBytes int64) (*Cache, error) {
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	for _, d := range []string{dir, filepath.Join(dir, runsDir), filepath.Join(dir, tmpDir)} {
+	if err := claim(dir); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{filepath.Join(dir, runsDir), filepath.Join(dir, tmpDir)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("open cache: %w", err)
 		}
 	}
 	return &Cache{dir: dir, max: maxBytes, now: time.Now, size: -1}, nil
+}
+
+// tagFile marks a directory as a cache (the Cache Directory Tagging
+// Specification, which backup tools honour): Open makes a cache only of a
+// new or empty directory, or of one it has tagged, so that eviction never
+// removes what is not the cache's.
+const (
+	tagFile      = "CACHEDIR.TAG"
+	tagSignature = "Signature: 8a477f597d28d172789f06886806bc55"
+	tagText      = tagSignature + "\n# This directory is a prowcrawl artifact cache: prowcrawl evicts what is in it.\n"
+)
+
+// ErrNotCache is returned by Open for a directory that holds files that are
+// not a cache's.
+var ErrNotCache = errors.New("not a prowcrawl cache")
+
+// claim makes dir a cache directory, or refuses it: a new or empty
+// directory is tagged; a tagged one, or one that holds only a cache's
+// runs/ and its tmp/ of the cache's own temporary files (a cache made
+// before the tag), is the cache's; any other is refused with the first
+// few names it holds.
+func claim(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("open cache: %w", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, tagFile)); err == nil {
+		if strings.HasPrefix(string(b), tagSignature) {
+			return nil
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("open cache: %w", err)
+	}
+	var foreign []string
+	runs := false
+	for _, e := range ents {
+		switch {
+		case e.Name() == runsDir && e.IsDir():
+			runs = true
+			continue
+		case e.Name() == tmpDir && e.IsDir():
+			tmp, err := os.ReadDir(filepath.Join(dir, tmpDir))
+			if err != nil {
+				return fmt.Errorf("open cache: %w", err)
+			}
+			for _, t := range tmp {
+				if !ownTemp(t) {
+					foreign = append(foreign, strconv.Quote(tmpDir+"/"+t.Name()))
+				}
+			}
+			continue
+		}
+		foreign = append(foreign, strconv.Quote(e.Name()))
+	}
+	if !runs && len(ents) > 0 && len(foreign) == 0 {
+		foreign = append(foreign, strconv.Quote(tmpDir)+" without "+strconv.Quote(runsDir))
+	}
+	if len(foreign) > 0 {
+		more := ""
+		if len(foreign) > 3 {
+			more, foreign = fmt.Sprintf(" and %d more", len(foreign)-3), foreign[:3]
+		}
+		return fmt.Errorf("open cache %s: %w: it holds %s%s, and a cache evicts what it holds; name a new or empty directory", dir, ErrNotCache, strings.Join(foreign, ", "), more)
+	}
+	if err := os.WriteFile(filepath.Join(dir, tagFile), []byte(tagText), 0o644); err != nil {
+		return fmt.Errorf("open cache: %w", err)
+	}
+	return nil
 }
 
 // Dir is the cache's directory.

@@ -359,13 +359,30 @@ func TestReplaceWhileRead(t *testing.T) {
 }
 
 // TestTempCleanup removes what a killed writer left, not what a live one
-// holds.
+// holds, and never a name the cache did not make.
 func TestTempCleanup(t *testing.T) {
 	c := openCache(t, 0)
-	dead := filepath.Join(c.Dir(), tmpDir, "run-dead.tmp")
+	dead := filepath.Join(c.Dir(), tmpDir, "run-2810573.tmp")
 	if err := os.WriteFile(dead, []byte("half a run"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	var foreign []string
+	for _, name := range []string{"notes.txt", "run-notes.tmp", "obj-.tmp", "thesis.tmp"} {
+		p := filepath.Join(c.Dir(), tmpDir, name)
+		if err := os.WriteFile(p, []byte("the user's"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-time.Hour)
+		os.Chtimes(p, old, old)
+		foreign = append(foreign, p)
+	}
+	defer func() {
+		for _, p := range foreign {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("%s, not the cache's, was removed", filepath.Base(p))
+			}
+		}
+	}()
 	live, err := os.CreateTemp(filepath.Join(c.Dir(), tmpDir), "obj-*.tmp")
 	if err != nil {
 		t.Fatal(err)
@@ -438,5 +455,50 @@ func TestConcurrentReadWrite(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestOpenRefusesForeignDirectory: --cache naming a directory of the
+// user's ($HOME, /var) is refused with one sentence, and nothing in it is
+// touched; a new, an empty, a tagged directory, and an untagged one that
+// holds only a cache's runs/ and tmp/, are caches.
+func TestOpenRefusesForeignDirectory(t *testing.T) {
+	home := t.TempDir()
+	for _, name := range []string{"tmp/draft.txt", "notes.md"} {
+		p := filepath.Join(home, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Open(home, 0)
+	if !errors.Is(err, ErrNotCache) || !strings.Contains(err.Error(), `"notes.md"`) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Open($HOME) = %v, want ErrNotCache naming what it holds", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, tagFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the refused directory was tagged")
+	}
+	if _, err := os.Stat(filepath.Join(home, "tmp", "draft.txt")); err != nil {
+		t.Errorf("the user's file is gone: %v", err)
+	}
+
+	fresh := filepath.Join(t.TempDir(), "new")
+	if _, err := Open(fresh, 0); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(fresh, tagFile)); err != nil || !strings.HasPrefix(string(b), tagSignature) {
+		t.Fatalf("a new cache is not tagged: %q %v", b, err)
+	}
+	// Tagged: opened again, whatever else is in it now.
+	os.WriteFile(filepath.Join(fresh, "README"), []byte("x"), 0o644)
+	if _, err := Open(fresh, 0); err != nil {
+		t.Fatalf("a tagged cache: %v", err)
+	}
+	// A cache made before the tag: runs/ and tmp/ only.
+	old := t.TempDir()
+	os.MkdirAll(filepath.Join(old, runsDir, "b"), 0o755)
+	os.MkdirAll(filepath.Join(old, tmpDir), 0o755)
+	if _, err := Open(old, 0); err != nil {
+		t.Fatalf("an untagged cache: %v", err)
 	}
 }

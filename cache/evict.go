@@ -186,6 +186,29 @@ func (c *Cache) evictTo(target int64) (Evicted, error) {
 // it: a writer locks its file just after creating it.
 const tempGrace = time.Minute
 
+// ownTemp reports whether d is a temporary file a writer of the cache
+// made: a regular file named run-*.tmp or obj-*.tmp (os.CreateTemp's
+// digits in place of the star).
+func ownTemp(d fs.DirEntry) bool {
+	name := d.Name()
+	if !d.Type().IsRegular() || !strings.HasSuffix(name, ".tmp") {
+		return false
+	}
+	mid, ok := strings.CutPrefix(strings.TrimSuffix(name, ".tmp"), "run-")
+	if !ok {
+		mid, ok = strings.CutPrefix(strings.TrimSuffix(name, ".tmp"), "obj-")
+	}
+	if !ok || mid == "" {
+		return false
+	}
+	for _, r := range mid {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // cleanTemp removes the temporary files that no live writer holds.
 func (c *Cache) cleanTemp() int {
 	dir := filepath.Join(c.dir, tmpDir)
@@ -195,6 +218,9 @@ func (c *Cache) cleanTemp() int {
 	}
 	n := 0
 	for _, d := range ents {
+		if !ownTemp(d) {
+			continue // never a name the cache did not make
+		}
 		info, err := d.Info()
 		if err != nil || c.now().Sub(info.ModTime()) < tempGrace {
 			continue

@@ -91,3 +91,25 @@ func TestOutWritesOnlyWhatIsOurs(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheNotAUsersDirectory: --cache naming a directory of the user's
+// (here a stand-in for $HOME, with a tmp/ of its own) is refused by crawl
+// with one sentence (exit 2) and nothing in it is removed. Before, eviction
+// removed every unlocked file older than a minute in DIR/tmp/.
+func TestCacheNotAUsersDirectory(t *testing.T) {
+	home := t.TempDir()
+	draft := filepath.Join(home, "tmp", "draft.txt")
+	os.MkdirAll(filepath.Dir(draft), 0o755)
+	if err := os.WriteFile(draft, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(draft, old, old)
+	code, _, stderr := runCmd(t, "crawl", "--bucket", sampleBucket, "--db", filepath.Join(t.TempDir(), "p.db"), "--since", "2019-01-01", "--cache", home)
+	if code != 2 || !strings.Contains(stderr, "not a prowcrawl cache") || strings.Count(stderr, "\n") > 0 {
+		t.Errorf("crawl --cache HOME: exit %d, %q; want exit 2 and one sentence", code, stderr)
+	}
+	if _, err := os.Stat(draft); err != nil {
+		t.Errorf("the user's file is gone: %v", err)
+	}
+}
