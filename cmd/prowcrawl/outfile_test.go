@@ -25,7 +25,9 @@ func TestOutWritesOnlyWhatIsOurs(t *testing.T) {
 	}{
 		{"report --out", func(out string) []string { return []string{"report", "--format", "markdown", "--out", out} }, "pod-network-cross-node"},
 		{"export --out", func(out string) []string { return []string{"export", "--out", out} }, `"build_id"`},
-		{"export --schema", func(out string) []string { return []string{"export", "--schema", out, "--out", filepath.Join(dir, "x.jsonl")} }, `"overall_result"`},
+		{"export --schema", func(out string) []string {
+			return []string{"export", "--schema", out, "--out", filepath.Join(dir, "x.jsonl")}
+		}, `"overall_result"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sub := t.TempDir()
