@@ -205,7 +205,7 @@ const (
 const examples = 5
 
 // Assess answers the UpgradeBlocker questions from in.
-func Assess(in AssessInput) Assessment {
+func Assess(in analyze.SymptomNumbers) Assessment {
 	minRuns := cmp.Or(in.MinRuns, analyze.DefaultOptions().MinRuns)
 	a := Assessment{SymptomID: in.Symptom.ID, Title: in.Symptom.Title, Description: in.Symptom.Description, Bug: in.Symptom.Bug}
 
@@ -220,9 +220,9 @@ func Assess(in AssessInput) Assessment {
 			jobWindows = append(jobWindows, v)
 		}
 	}
-	sortRows(edges)
-	sortRows(variants)
-	sortRows(jobWindows)
+	analyze.SortVerdicts(edges)
+	analyze.SortVerdicts(variants)
+	analyze.SortVerdicts(jobWindows)
 
 	regressed := map[string]bool{}
 	block := []string{}
@@ -263,19 +263,19 @@ func Assess(in AssessInput) Assessment {
 			Text: fmt.Sprintf("%s: failed in %d of the %d runs", t.Name, t.Runs, a.Impact.RunsWith)})
 	}
 	a.Remediation = remediation(in.Extras)
-	a.Regression = regression(edges, variants, in.bounded())
+	a.Regression = regression(edges, variants, in.Bounded())
 	a.Regression.Tracked = lifecycleWords(in.Extras.Regressions)
 	if a.Regression.Tracked == nil {
 		a.Regression.Tracked = []string{}
 	}
 	a.Flake = flake(in, edges, jobWindows)
-	a.Summary = summary(a, edges, minRuns, in.bounded())
+	a.Summary = summary(a, edges, minRuns, in.Bounded())
 	a.blocked = blockedEdges(in, a)
 	return a
 }
 
 // counted says which runs were counted.
-func counted(in AssessInput) string {
+func counted(in analyze.SymptomNumbers) string {
 	s := "every finished run stored"
 	if in.Job != "" {
 		s = fmt.Sprintf("the finished runs of jobs matching %q", in.Job)
@@ -381,7 +381,7 @@ func impacted(rates []db.SymptomRate, minRuns int, block []string, variants []db
 	return im
 }
 
-func impact(in AssessInput, regressed map[string]bool) Impact {
+func impact(in analyze.SymptomNumbers, regressed map[string]bool) Impact {
 	var im Impact
 	jobs := map[string]bool{}
 	for _, r := range in.Rates {
@@ -594,7 +594,7 @@ func windowWords(v db.SymptomVerdict) string {
 	return fmt.Sprintf("%s: %s against %s: %s", v.Key, side(v.SampleHits, v.SampleRuns), side(v.BasisHits, v.BasisRuns), what)
 }
 
-func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
+func flake(in analyze.SymptomNumbers, edges, jobWindows []db.SymptomVerdict) Flake {
 	f := Flake{Edges: []Intermittency{}, Jobs: []Finding{}}
 	persistent := cmp.Or(analyze.DefaultOptions().Persistent, 90) / 100
 	type weeks struct{ runs, hits int }
@@ -642,7 +642,7 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 			f.QuietJobs++
 			continue
 		}
-		j := finding(v, in.bounded())
+		j := finding(v, in.Bounded())
 		j.Text = windowWords(v)
 		f.Jobs = append(f.Jobs, j)
 	}
@@ -733,7 +733,7 @@ func mostShown(edges []db.SymptomVerdict) []db.SymptomVerdict {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b db.SymptomVerdict) int {
-		return cmp.Or(-cmpNaNLast(a.SampleRate, b.SampleRate), -cmp.Compare(a.SampleRuns, b.SampleRuns), cmp.Compare(a.Key, b.Key))
+		return cmp.Or(-analyze.CompareNaNLast(a.SampleRate, b.SampleRate), -cmp.Compare(a.SampleRuns, b.SampleRuns), cmp.Compare(a.Key, b.Key))
 	})
 	return out
 }

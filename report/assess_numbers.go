@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -13,60 +12,8 @@ import (
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
-// AssessExtras are the numbers of the runs themselves that the assessment
-// answers "what is the impact" and "how involved is remediation" with.
-type AssessExtras struct {
-	// Runs are the finished runs showing the symptom, oldest first.
-	Runs []db.SymptomRun
-	// FromVersions count the runs of every edge, platform and from-version.
-	FromVersions []db.EdgeFromVersion
-	// Disruption is every counted run's disruption on the edges that show
-	// it (presubmits are on no edge).
-	Disruption []db.DisruptionSample
-	// Stats are the disruption comparisons of the edges, computed for the
-	// same runs (each edge against the same edge one release earlier).
-	Stats []db.DisruptionStat
-	// FailedTests failed in the runs showing it, the most often first.
-	FailedTests []db.TestFailedWith
-	// Regressions are the symptom's rows of the regressions table.
-	Regressions []db.Regression
-}
-
-// failedTestsShown is how many tests that failed with a symptom the
-// assessment names.
-const failedTestsShown = 5
-
 // backendsShown is how many backends' disruption the assessment shows.
 const backendsShown = 6
-
-// loadAssessExtras reads the rest of the runs' own numbers for the runs
-// within b (the page's bounds: every number of the assessment counts the
-// same runs) into x, whose Runs and Disruption are read; stats are the
-// disruption comparisons computed for them.
-func loadAssessExtras(ctx context.Context, store *db.DB, q Query, b db.Bounds, x *AssessExtras, stats []db.DisruptionStat) error {
-	var err error
-	if x.FromVersions, err = store.EdgeFromVersionsOf(ctx, x.Runs, b); err != nil {
-		return err
-	}
-	for _, st := range stats {
-		if st.Scope == db.ScopeEdge && st.Comparison == db.CompareRelease {
-			x.Stats = append(x.Stats, st)
-		}
-	}
-	if x.FailedTests, err = store.TestsFailedWith(ctx, q.Symptom, b, failedTestsShown); err != nil {
-		return err
-	}
-	regs, err := store.Regressions(ctx, "")
-	if err != nil {
-		return err
-	}
-	for _, r := range regs {
-		if r.Symptom == q.Symptom {
-			x.Regressions = append(x.Regressions, r)
-		}
-	}
-	return nil
-}
 
 // Seconds is a distribution of seconds per run, for JSON: nil statistics
 // when there are no runs.
@@ -181,7 +128,7 @@ func secsShort(s float64) string {
 // backends the symptomatic runs saw disrupted, the worst first; and for
 // each of edges (those showing it, the regressed first) against the same
 // edge one release earlier.
-func backendImpacts(x AssessExtras, edges []string) []BackendImpact {
+func backendImpacts(x analyze.RunNumbers, edges []string) []BackendImpact {
 	type pair struct{ with, without []float64 }
 	by := map[string]*pair{}
 	for _, s := range x.Disruption {
@@ -271,7 +218,7 @@ func recovered(r db.SymptomRun) (yes, ok bool) {
 	return false, true
 }
 
-func remediation(x AssessExtras) Remediation {
+func remediation(x analyze.RunNumbers) Remediation {
 	rem := Remediation{Runs: []Example{}}
 	var durations []float64
 	for _, r := range x.Runs {
@@ -339,7 +286,7 @@ type whoNumbers struct {
 	Untested            []string
 }
 
-func who(x AssessExtras, verdicts []db.SymptomVerdict, regressed map[string]bool) whoNumbers {
+func who(x analyze.RunNumbers, verdicts []db.SymptomVerdict, regressed map[string]bool) whoNumbers {
 	var w whoNumbers
 	jobs := map[string]bool{}
 	for _, r := range x.Runs {

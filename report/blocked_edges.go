@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/openshift-eng/prowcrawl/analyze"
+
 	"bytes"
 	"fmt"
 	"io"
@@ -65,7 +67,7 @@ func releaseRegexp(rel string) string {
 
 // blockedEdges drafts one document per target release of the edges where
 // the symptom is a regression.
-func blockedEdges(in AssessInput, a Assessment) []BlockedEdge {
+func blockedEdges(in analyze.SymptomNumbers, a Assessment) []BlockedEdge {
 	type edgeInfo struct{ from, to string }
 	edges := map[string]edgeInfo{}
 	for _, fv := range in.Extras.FromVersions {
@@ -183,7 +185,7 @@ func cmpOr(a, b string) string {
 
 // blockedMessage is the one paragraph of who is affected and how, from the
 // numbers.
-func blockedMessage(in AssessInput, a Assessment, keys, platforms []string, target string) string {
+func blockedMessage(in analyze.SymptomNumbers, a Assessment, keys, platforms []string, target string) string {
 	var b strings.Builder
 	title := strings.TrimSpace(cmpOr(in.Symptom.Title, in.Symptom.ID))
 	b.WriteString(strings.ToUpper(title[:1]) + title[1:])

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -22,7 +23,7 @@ import (
 // the database.
 func TestBlockedEdges(t *testing.T) {
 	d := openFixture(t)
-	in, err := LoadAssessment(t.Context(), d, Query{Symptom: "pod-network-cross-node"}, 10)
+	in, err := analyze.LoadSymptom(t.Context(), d, "pod-network-cross-node", analyze.Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestBlockedEdges(t *testing.T) {
 	}
 
 	// A symptom that regressed nowhere drafts nothing to block.
-	in, err = LoadAssessment(t.Context(), d, Query{Symptom: "etcd-connection-refused"}, 10)
+	in, err = analyze.LoadSymptom(t.Context(), d, "etcd-connection-refused", analyze.Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func middle(s string, n int) string {
 }
 
 // barsOf draws the rows of one symptom that have a hit on either side;
-// bounded is Query.isBounded, for the reason of a row without a verdict.
+// bounded is Selection.Bounded, for the reason of a row without a verdict.
 func barsOf(symptom, title, scope string, rows []db.SymptomVerdict, bounded bool) (barChart, bool) {
 	c := barChart{ID: "bars-" + symptom, Width: barWidth, ColorSample: colorSample, ColorBasis: colorBasis}
 	c.SampleName, c.BasisName = "sample: this release", "basis: one release earlier"

@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"html"
 	"html/template"
@@ -37,19 +36,11 @@ type OpenRegression struct {
 	FirstRunURL         string
 }
 
-// loadHTMLExtras reads what the page shows besides the verdicts: the open
-// regressions with their age, and draws the disruption of the edges
-// compared in stats (computed for the page's runs), run by run.
-func loadHTMLExtras(ctx context.Context, store *db.DB, q Query, stats []db.DisruptionStat) ([]DisruptionChart, []OpenRegression, error) {
-	regs, err := store.Regressions(ctx, db.RegressionOpen)
-	if err != nil {
-		return nil, nil, err
-	}
+// openRegressions are the open regressions as the page lists them, with
+// their age.
+func openRegressions(regs []db.Regression) []OpenRegression {
 	var open []OpenRegression
 	for _, r := range regs {
-		if q.Symptom != "" && r.Symptom != q.Symptom {
-			continue
-		}
 		from := r.OpenedAt
 		if !r.ReopenedAt.IsZero() {
 			from = r.ReopenedAt
@@ -58,7 +49,12 @@ func loadHTMLExtras(ctx context.Context, store *db.DB, q Query, stats []db.Disru
 		open = append(open, OpenRegression{Symptom: r.Symptom, Key: r.Key, Scope: r.Scope, Numbers: changeNumbers(row),
 			Since: from.UTC().Format(time.DateOnly), Days: row.AgeDays, FirstRunURL: r.FirstRunURL})
 	}
+	return open
+}
 
+// disruptionCharts draws the disruption of the edges compared in stats
+// (computed for the page's runs), run by run.
+func disruptionCharts(stats []db.DisruptionStat) []DisruptionChart {
 	byEdge := map[string][]db.DisruptionStat{}
 	for _, s := range stats {
 		if s.Scope == db.ScopeEdge && s.Comparison == db.CompareRelease && s.SampleRuns > 0 && s.BasisRuns > 0 && (s.SampleMax > 0 || s.BasisMax > 0) {
@@ -79,7 +75,7 @@ func loadHTMLExtras(ctx context.Context, store *db.DB, q Query, stats []db.Disru
 		charts = append(charts, DisruptionChart{Edge: edge, Basis: ss[0].BasisLabel,
 			SVG: disruptionSVG(edge, ss[0].BasisLabel, span(ss[0].SampleFrom, ss[0].SampleTo), span(ss[0].BasisFrom, ss[0].BasisTo), rows)})
 	}
-	return charts, open, nil
+	return charts
 }
 
 type disruptionRow struct {

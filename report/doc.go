@@ -4,8 +4,9 @@
 // assessment of one symptom (who is impacted, what is the impact, is it a
 // regression, does it look like a flake), in plain words with numbers.
 //
-// Load and LoadAssessment read what a report needs through package db; every
-// other function is pure: data in, bytes to an io.Writer out. The package
-// writes no SQL and computes no statistics: the rates, p-values and verdicts
-// are analyze's, as stored.
+// Apart from LoadStatus, which reads what `prowcrawl status` shows, every
+// function is pure: a value in (analyze.Table, computed by
+// analyze.LoadTable; the numbers of a symptom, read by analyze.LoadSymptom),
+// bytes to an io.Writer out. The package reads no database, writes no SQL
+// and computes no analysis: the rates, p-values and verdicts are analyze's.
 package report

@@ -124,13 +124,13 @@ func csvFloat(f *float64) string {
 }
 
 // WriteCSV renders d's rows as CSV with a header row.
-func WriteCSV(w io.Writer, d Data) error {
+func WriteCSV(w io.Writer, d analyze.Table) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(rowHeader); err != nil {
 		return err
 	}
 	for _, v := range d.Rows {
-		if err := cw.Write(rowOf(v, d.Query.isBounded()).record()); err != nil {
+		if err := cw.Write(rowOf(v, d.Query.Bounded()).record()); err != nil {
 			return err
 		}
 	}
@@ -140,7 +140,7 @@ func WriteCSV(w io.Writer, d Data) error {
 
 // WriteJSON renders d's rows as a JSON array of objects (see Row), one per
 // line, in report order. No rows is an empty array.
-func WriteJSON(w io.Writer, d Data) error {
+func WriteJSON(w io.Writer, d analyze.Table) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("[")
 	var b bytes.Buffer
@@ -148,7 +148,7 @@ func WriteJSON(w io.Writer, d Data) error {
 	enc.SetEscapeHTML(false) // "4.13->4.14", not "4.13-\u003e4.14"
 	for i, v := range d.Rows {
 		b.Reset()
-		if err := enc.Encode(rowOf(v, d.Query.isBounded())); err != nil {
+		if err := enc.Encode(rowOf(v, d.Query.Bounded())); err != nil {
 			return err
 		}
 		if i > 0 {
@@ -164,19 +164,19 @@ func WriteJSON(w io.Writer, d Data) error {
 // WriteMarkdown renders d as a Markdown table (GitHub's), with the heading
 // and the count of verdicts, to paste into a bug or a pull request; it
 // hides the rows the table hides.
-func WriteMarkdown(w io.Writer, d Data) error {
+func WriteMarkdown(w io.Writer, d analyze.Table) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s\n\n", heading(d))
 	rows, hidden := shownRows(d)
 	if len(rows) == 0 {
 		if hidden > 0 {
-			fmt.Fprintf(bw, "No row has %d or more counted runs in the sample. %s\n", d.Query.options().MinRuns, hiddenRows(d, hidden))
+			fmt.Fprintf(bw, "No row has %d or more counted runs in the sample. %s\n", d.Query.Thresholds().MinRuns, hiddenRows(d, hidden))
 		} else {
 			fmt.Fprintln(bw, noVerdicts(d.Query))
 		}
 		return bw.Flush()
 	}
-	h := headers(d.Query.by())
+	h := headers(d.Query.Scope())
 	for i := range h {
 		h[i] = mdTitle(h[i])
 	}
@@ -190,7 +190,7 @@ func WriteMarkdown(w io.Writer, d Data) error {
 	}
 	fmt.Fprintf(bw, "|%s|\n", strings.Join(align, "|"))
 	for _, v := range rows {
-		c := cells(v, d.Query.isBounded())
+		c := cells(v, d.Query.Bounded())
 		for i := range c {
 			c[i] = mdCell(c[i])
 		}

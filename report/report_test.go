@@ -36,9 +36,9 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func load(t *testing.T, d *db.DB, q Query) Data {
+func load(t *testing.T, d *db.DB, q analyze.TableQuery) analyze.Table {
 	t.Helper()
-	data, err := Load(t.Context(), d, q)
+	data, err := analyze.LoadTable(t.Context(), d, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,21 +50,20 @@ func TestGolden(t *testing.T) {
 	d := openFixture(t)
 	tests := []struct {
 		name   string
-		q      Query
+		q      analyze.TableQuery
 		format string
 	}{
-		{"table_edge.txt", Query{}, FormatTable},
-		{"table_job.txt", Query{By: db.ScopeJob}, FormatTable},
-		{"table_variant.txt", Query{By: db.ScopeVariant}, FormatTable},
-		{"table_pod-network-aws.txt", Query{Symptom: "pod-network-cross-node", By: db.ScopeVariant,
-			Job: regexp.MustCompile(`4\.14-upgrade-from-stable-4\.13-e2e-aws`)}, FormatTable},
-		{"edge.csv", Query{}, FormatCSV},
-		{"edge.json", Query{}, FormatJSON},
-		{"edge.md", Query{}, FormatMarkdown},
-		{"edge.html", Query{Trend: true}, FormatHTML},
-		{"table_edge_min-runs-5.txt", Query{Options: minRuns(5)}, FormatTable},
-		{"edge_min-runs-5.md", Query{Options: minRuns(5)}, FormatMarkdown},
-		{"job.html", Query{By: db.ScopeJob, Trend: true}, FormatHTML},
+		{"table_edge.txt", analyze.TableQuery{}, FormatTable},
+		{"table_job.txt", analyze.TableQuery{By: db.ScopeJob}, FormatTable},
+		{"table_variant.txt", analyze.TableQuery{By: db.ScopeVariant}, FormatTable},
+		{"table_pod-network-aws.txt", analyze.TableQuery{Selection: analyze.Selection{Job: regexp.MustCompile(`4\.14-upgrade-from-stable-4\.13-e2e-aws`)}, Symptom: "pod-network-cross-node", By: db.ScopeVariant}, FormatTable},
+		{"edge.csv", analyze.TableQuery{}, FormatCSV},
+		{"edge.json", analyze.TableQuery{}, FormatJSON},
+		{"edge.md", analyze.TableQuery{}, FormatMarkdown},
+		{"edge.html", analyze.TableQuery{Trend: true}, FormatHTML},
+		{"table_edge_min-runs-5.txt", analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}}, FormatTable},
+		{"edge_min-runs-5.md", analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}}, FormatMarkdown},
+		{"job.html", analyze.TableQuery{By: db.ScopeJob, Trend: true}, FormatHTML},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,7 +81,7 @@ func TestGolden(t *testing.T) {
 			}
 			name := "assess_" + s.ID + "." + f.ext
 			t.Run(name, func(t *testing.T) {
-				in, err := LoadAssessment(t.Context(), d, Query{Symptom: s.ID}, analyze.DefaultOptions().MinRuns)
+				in, err := analyze.LoadSymptom(t.Context(), d, s.ID, analyze.Selection{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -99,12 +98,12 @@ func TestGolden(t *testing.T) {
 // TestTableOrder: regressions first, then new, persistent, flake,
 // improved, none, insufficient.
 func TestTableOrder(t *testing.T) {
-	data := load(t, openFixture(t), Query{})
+	data := load(t, openFixture(t), analyze.TableQuery{})
 	last := -1
 	for _, v := range data.Rows {
-		r := verdictRank(v.Verdict)
+		r := analyze.VerdictRank(v.Verdict)
 		if r < last {
-			t.Fatalf("%s %s (%s) after a %s row", v.Symptom, v.Key, v.Verdict, verdictOrder[last])
+			t.Fatalf("%s %s (%s) after a %s row", v.Symptom, v.Key, v.Verdict, analyze.VerdictOrder[last])
 		}
 		last = r
 		if v.Scope != db.ScopeEdge || v.Comparison != db.CompareRelease {
@@ -119,7 +118,7 @@ func TestTableOrder(t *testing.T) {
 // TestTableColor: colour marks regressions red, new yellow and
 // improvements green, and only when asked; alignment does not change.
 func TestTableColor(t *testing.T) {
-	data := load(t, openFixture(t), Query{})
+	data := load(t, openFixture(t), analyze.TableQuery{})
 	var plain, color bytes.Buffer
 	if err := WriteTable(&plain, data, Options{}); err != nil {
 		t.Fatal(err)
@@ -152,7 +151,7 @@ func TestTableColor(t *testing.T) {
 
 // TestMachineFormats: CSV, JSON and the table hold the same rows.
 func TestMachineFormats(t *testing.T) {
-	data := load(t, openFixture(t), Query{})
+	data := load(t, openFixture(t), analyze.TableQuery{})
 	var c, j bytes.Buffer
 	if err := WriteCSV(&c, data); err != nil {
 		t.Fatal(err)
@@ -183,7 +182,7 @@ func TestMachineFormats(t *testing.T) {
 		t.Errorf("%d CSV columns, %d JSON fields", len(records[0]), len(rows[0]))
 	}
 	var empty bytes.Buffer
-	if err := WriteJSON(&empty, Data{}); err != nil || strings.TrimSpace(empty.String()) != "[\n]" {
+	if err := WriteJSON(&empty, analyze.Table{}); err != nil || strings.TrimSpace(empty.String()) != "[\n]" {
 		t.Errorf("no rows: %q, %v; want an empty array", empty.String(), err)
 	}
 }
@@ -215,7 +214,7 @@ func TestAssessAnswers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.symptom, func(t *testing.T) {
-			in, err := LoadAssessment(t.Context(), d, Query{Symptom: tc.symptom}, 10)
+			in, err := analyze.LoadSymptom(t.Context(), d, tc.symptom, analyze.Selection{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,15 +243,15 @@ func TestAssessAnswers(t *testing.T) {
 // that matches nothing says so.
 func TestLoadErrors(t *testing.T) {
 	d := openFixture(t)
-	_, err := Load(t.Context(), d, Query{Symptom: "pod-network"})
+	_, err := analyze.LoadTable(t.Context(), d, analyze.TableQuery{Symptom: "pod-network"})
 	if err == nil || !strings.Contains(err.Error(), "known: api-unavailable-during-upgrade, cni-default-network-missing") {
 		t.Errorf("unknown symptom: %v", err)
 	}
-	_, err = LoadAssessment(t.Context(), d, Query{Symptom: "nope"}, 10)
+	_, err = analyze.LoadSymptom(t.Context(), d, "nope", analyze.Selection{})
 	if err == nil || !strings.Contains(err.Error(), "pod-network-cross-node") {
 		t.Errorf("unknown symptom to assess: %v", err)
 	}
-	_, err = Load(t.Context(), d, Query{Job: regexp.MustCompile("no-such-job")})
+	_, err = analyze.LoadTable(t.Context(), d, analyze.TableQuery{Selection: analyze.Selection{Job: regexp.MustCompile("no-such-job")}})
 	if err == nil || !strings.Contains(err.Error(), `no job matches "no-such-job"`) {
 		t.Errorf("no job: %v", err)
 	}

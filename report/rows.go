@@ -1,10 +1,8 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,65 +10,6 @@ import (
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 )
-
-// verdictOrder is the order rows are listed in: what to act on first.
-var verdictOrder = []string{
-	analyze.VerdictRegression,
-	analyze.VerdictNew,
-	analyze.VerdictPersistent,
-	analyze.VerdictFlake,
-	analyze.VerdictImproved,
-	analyze.VerdictNone,
-	analyze.VerdictInsufficient,
-}
-
-// verdictRank is v's place in verdictOrder; an unknown verdict comes last.
-func verdictRank(v string) int {
-	if i := slices.Index(verdictOrder, v); i >= 0 {
-		return i
-	}
-	return len(verdictOrder)
-}
-
-// sortRows orders verdicts as a report lists them: by verdict (regressions
-// first), then the strongest evidence (the smallest p), the highest sample
-// rate, and then by name, so that the order is total and stable.
-func sortRows(rows []db.SymptomVerdict) {
-	slices.SortFunc(rows, func(a, b db.SymptomVerdict) int {
-		return cmp.Or(
-			cmp.Compare(verdictRank(a.Verdict), verdictRank(b.Verdict)),
-			cmpNaNLast(a.P, b.P),
-			-cmpNaNLast(a.SampleRate, b.SampleRate),
-			cmp.Compare(a.Symptom, b.Symptom),
-			cmp.Compare(a.Scope, b.Scope),
-			cmp.Compare(a.Key, b.Key),
-			cmp.Compare(a.Comparison, b.Comparison),
-		)
-	})
-}
-
-// cmpNaNLast compares floats, with NaN after every number.
-func cmpNaNLast(a, b float64) int {
-	switch an, bn := math.IsNaN(a), math.IsNaN(b); {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	}
-	return cmp.Compare(a, b)
-}
-
-// comparisonOf is the comparison a report shows for a scope: jobs have no
-// release of their own, so they are compared window against window; edges
-// and variants release against release.
-func comparisonOf(scope string) string {
-	if scope == db.ScopeJob || scope == db.ScopePresubmit {
-		return db.CompareWindow
-	}
-	return db.CompareRelease
-}
 
 // scopeTitle names a scope as a column header.
 func scopeTitle(scope string) string {
@@ -149,7 +88,7 @@ func deltaPoints(v db.SymptomVerdict) float64 {
 	return math.Round(1000*(v.SampleRate-basis)) / 10
 }
 
-// counts is how many rows have each verdict, in verdictOrder: "2
+// counts is how many rows have each verdict, in analyze.VerdictOrder: "2
 // regression, 3 new, 12 none".
 func counts(rows []db.SymptomVerdict) string {
 	n := map[string]int{}
@@ -157,7 +96,7 @@ func counts(rows []db.SymptomVerdict) string {
 		n[r.Verdict]++
 	}
 	var s string
-	for _, v := range verdictOrder {
+	for _, v := range analyze.VerdictOrder {
 		if n[v] == 0 {
 			continue
 		}
@@ -245,14 +184,11 @@ func verdictShort(v db.SymptomVerdict) string {
 	return r
 }
 
-// bounded says whether q counts only some of the runs stored.
-func (q Query) isBounded() bool { return !q.Since.IsZero() || !q.Until.IsZero() || q.Job != nil }
-
 // shownRows splits d's rows into those the table and Markdown show and how
 // many they hide: the rows with fewer counted sample runs than the
 // analysis's minimum, whose rates say too little to be read.
-func shownRows(d Data) (shown []db.SymptomVerdict, hidden int) {
-	least := d.Query.options().MinRuns
+func shownRows(d analyze.Table) (shown []db.SymptomVerdict, hidden int) {
+	least := d.Query.Thresholds().MinRuns
 	for _, v := range d.Rows {
 		// A row whose runs the rule has not read yet is shown: it says
 		// what to do.
@@ -267,12 +203,12 @@ func shownRows(d Data) (shown []db.SymptomVerdict, hidden int) {
 
 // hiddenRows says, under a table, which rows it hid and how to see them;
 // "" when it hid none.
-func hiddenRows(d Data, hidden int) string {
+func hiddenRows(d analyze.Table, hidden int) string {
 	if hidden == 0 {
 		return ""
 	}
 	return fmt.Sprintf("Hidden: %s with fewer than %d counted runs in the sample (--min-runs N sets this threshold, the verdicts' too; --format csv or json lists every row).",
-		plural(hidden, "row"), d.Query.options().MinRuns)
+		plural(hidden, "row"), d.Query.Thresholds().MinRuns)
 }
 
 // interval is the 95 % Wilson interval of hits in runs as percentages with

@@ -71,7 +71,7 @@ func TestReason(t *testing.T) {
 // JSON keep them.
 func TestMinRuns(t *testing.T) {
 	d := openFixture(t)
-	verdictOf := func(data Data, symptom, key string) string {
+	verdictOf := func(data analyze.Table, symptom, key string) string {
 		for _, v := range data.Rows {
 			if v.Symptom == symptom && v.Key == key {
 				return v.Verdict
@@ -79,7 +79,7 @@ func TestMinRuns(t *testing.T) {
 		}
 		return ""
 	}
-	def, five := load(t, d, Query{}), load(t, d, Query{Options: minRuns(5)})
+	def, five := load(t, d, analyze.TableQuery{}), load(t, d, analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}})
 	if got := verdictOf(def, "etcd-connection-refused", "4.12->4.13 minor"); got != analyze.VerdictInsufficient {
 		t.Errorf("24 runs against 6 with 10 needed: %q, want insufficient", got)
 	}
@@ -87,7 +87,7 @@ func TestMinRuns(t *testing.T) {
 		t.Errorf("24 runs against 6 with 5 needed: %q, want a verdict", got)
 	}
 	for _, tc := range []struct {
-		data   Data
+		data   analyze.Table
 		hidden int
 		footer string
 	}{
@@ -96,10 +96,10 @@ func TestMinRuns(t *testing.T) {
 	} {
 		shown, hidden := shownRows(tc.data)
 		if hidden != tc.hidden || len(shown)+hidden != len(tc.data.Rows) {
-			t.Errorf("min %d: %d shown, %d hidden of %d; want %d hidden", tc.data.Query.options().MinRuns, len(shown), hidden, len(tc.data.Rows), tc.hidden)
+			t.Errorf("min %d: %d shown, %d hidden of %d; want %d hidden", tc.data.Query.Thresholds().MinRuns, len(shown), hidden, len(tc.data.Rows), tc.hidden)
 		}
 		for _, v := range shown {
-			if v.SampleRuns < tc.data.Query.options().MinRuns {
+			if v.SampleRuns < tc.data.Query.Thresholds().MinRuns {
 				t.Errorf("shown: %s %s with %d sample runs", v.Symptom, v.Key, v.SampleRuns)
 			}
 		}
@@ -109,7 +109,7 @@ func TestMinRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := strings.Contains(b.String(), "Hidden: "); got != (tc.footer != "") || !strings.Contains(b.String(), tc.footer) {
-				t.Errorf("%s with min %d: want footer %q:\n%s", format, tc.data.Query.options().MinRuns, tc.footer, b.String())
+				t.Errorf("%s with min %d: want footer %q:\n%s", format, tc.data.Query.Thresholds().MinRuns, tc.footer, b.String())
 			}
 			if n := strings.Count(b.String(), "4.11->4.12 minor  release"); format == FormatTable && tc.hidden > 0 && n > 0 {
 				t.Errorf("%s: %d rows of the 6-run edge shown", format, n)
@@ -125,7 +125,7 @@ func TestMinRuns(t *testing.T) {
 	}
 	// Every row hidden: the table says so instead of an empty table.
 	var b bytes.Buffer
-	if err := WriteTable(&b, load(t, d, Query{Options: minRuns(1000)}), Options{}); err != nil {
+	if err := WriteTable(&b, load(t, d, analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(1000)}}), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "No row has 1000 or more counted runs in the sample.\nHidden: ") || strings.Contains(b.String(), "SYMPTOM") {
@@ -149,7 +149,7 @@ func TestSummaryNamesEdges(t *testing.T) {
 		edge("4.15 micro", "4.14 micro", analyze.VerdictFlake, 5, 10, 4, 10, 0.5),
 		edge("4.16 micro", "4.15 micro", analyze.VerdictRegression, 20, 100, 2, 100, 0.0001),
 	}
-	sortRows(edges)
+	analyze.SortVerdicts(edges)
 	got := summary(Assessment{}, edges, 10, false)
 	want := "Most runs of 4.14 micro-downgrade show it: 83% (5/6, 95% CI 44-97%), with no basis to compare with: 4.13 micro-downgrade never ran; " +
 		"most runs of 4.14 micro show it: 70% (7/10, 95% CI 40-89%), not significantly more than 60% on 4.13 micro (6/10, p = 0.5); " +
