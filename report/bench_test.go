@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
@@ -65,7 +66,7 @@ func BenchmarkReportSince30d(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			return WriteAssessment(io.Discard, Assess(in), FormatTable)
+			return WriteAssessment(io.Discard, assess.Assess(in), FormatTable)
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

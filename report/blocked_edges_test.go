@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -28,7 +29,7 @@ func TestBlockedEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := WriteAssessment(&out, Assess(in), FormatBlockedEdges); err != nil {
+	if err := WriteAssessment(&out, assess.Assess(in), FormatBlockedEdges); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()
@@ -105,7 +106,7 @@ func TestBlockedEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if err := WriteAssessment(&out, Assess(in), FormatBlockedEdges); err != nil {
+	if err := WriteAssessment(&out, assess.Assess(in), FormatBlockedEdges); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "# etcd-connection-refused is a regression on no edge") {

@@ -5,8 +5,9 @@
 // regression, does it look like a flake), in plain words with numbers.
 //
 // Apart from LoadStatus, which reads what `prowcrawl status` shows, every
-// function is pure: a value in (analyze.Table, computed by
-// analyze.LoadTable; the numbers of a symptom, read by analyze.LoadSymptom),
-// bytes to an io.Writer out. The package reads no database, writes no SQL
-// and computes no analysis: the rates, p-values and verdicts are analyze's.
+// function is a writer: a value in (an analyze.Table, which
+// analyze.LoadTable computes; an assess.Assessment, which assess.Assess
+// decides), bytes to an io.Writer out. The package reads no database,
+// writes no SQL, computes no analysis and decides no answer: the rates,
+// p-values and verdicts are analyze's, the answers and their words assess's.
 package report

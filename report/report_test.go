@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -86,7 +87,7 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				var b bytes.Buffer
-				if err := WriteAssessment(&b, Assess(in), f.format); err != nil {
+				if err := WriteAssessment(&b, assess.Assess(in), f.format); err != nil {
 					t.Fatal(err)
 				}
 				golden(t, name, b.Bytes())
@@ -198,18 +199,18 @@ func TestAssessAnswers(t *testing.T) {
 		block                  []string
 		impactedFirst, example string
 	}{
-		{"pod-network-cross-node", AnswerYes, AnswerNo, "A regression on 4.13->4.14 minor: 29% of runs (7/24, 95% CI 15-49%) against 0% (0/24, 95% CI 0-14%) on 4.12->4.13 minor, p = 0.0047.",
+		{"pod-network-cross-node", assess.AnswerYes, assess.AnswerNo, "A regression on 4.13->4.14 minor: 29% of runs (7/24, 95% CI 15-49%) against 0% (0/24, 95% CI 0-14%) on 4.12->4.13 minor, p = 0.0047.",
 			[]string{"4.13->4.14 minor"}, "4.13->4.14 minor: 29% of finished runs (7/24, 95% CI 15-49%, 2026-10-28..2026-11-29)", "failure"},
-		{"etcd-connection-refused", AnswerNo, AnswerYes, "A flake: intermittent, and not significantly more frequent than one release earlier (p = 0.64 on 4.13->4.14 minor); not a regression.",
+		{"etcd-connection-refused", assess.AnswerNo, assess.AnswerYes, "A flake: intermittent, and not significantly more frequent than one release earlier (p = 0.64 on 4.13->4.14 minor); not a regression.",
 			[]string{}, "4.12->4.13 minor: 21% of finished runs (5/24, 95% CI 9-40%, 2026-10-22..2026-11-29)", "failure"},
-		{"etcd-transport-closing", AnswerNo, AnswerNo, "Most runs of 4.14 micro show it: 95% (19/20, 95% CI 76-99%), not significantly more than 90% on 4.13 micro (18/20, p = 0.5): persistent; " +
+		{"etcd-transport-closing", assess.AnswerNo, assess.AnswerNo, "Most runs of 4.14 micro show it: 95% (19/20, 95% CI 76-99%), not significantly more than 90% on 4.13 micro (18/20, p = 0.5): persistent; " +
 			"most runs of 4.13 micro show it: 90% (18/20, 95% CI 70-97%), with no basis to compare with: 4.12 micro never ran. Persistent: nearly every run shows it, as one release earlier; not a regression.",
 			[]string{}, "4.14 micro: 95% of finished runs (19/20, 95% CI 76-99%, 2026-10-27..2026-11-30); seen only in periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-sdn-upgrade", "failure"},
-		{"cni-default-network-missing", AnswerNo, AnswerYes, "", []string{},
+		{"cni-default-network-missing", assess.AnswerNo, assess.AnswerYes, "", []string{},
 			"4.13 micro: 45% of finished runs (9/20, 95% CI 26-66%, 2026-10-04..2026-11-27); seen only in periodic-ci-openshift-release-master-nightly-4.13-e2e-aws-sdn-upgrade", "failure"},
-		{"sdn-rollout-readiness-loss", AnswerWatch, AnswerUnknown, "", []string{},
+		{"sdn-rollout-readiness-loss", assess.AnswerWatch, assess.AnswerUnknown, "", []string{},
 			"4.14 micro: 10% of finished runs (2/20, 95% CI 3-30%, 2026-10-27..2026-11-30); seen only in periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-sdn-upgrade", "failure"},
-		{"api-unavailable-during-upgrade", AnswerUnknown, AnswerUnknown, "Not enough runs to say whether it is a regression.",
+		{"api-unavailable-during-upgrade", assess.AnswerUnknown, assess.AnswerUnknown, "Not enough runs to say whether it is a regression.",
 			[]string{}, "4.11->4.12 minor: 17% of finished runs (1/6, 95% CI 3-56%, 2026-09-26..2026-10-21; too few runs to rely on); seen only in periodic-ci-openshift-release-master-ci-4.12-upgrade-from-stable-4.11-e2e-aws-ovn-upgrade", "failure"},
 	}
 	for _, tc := range tests {
@@ -218,7 +219,7 @@ func TestAssessAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := Assess(in)
+			a := assess.Assess(in)
 			if a.Regression.Answer != tc.regression || a.Flake.Answer != tc.flake {
 				t.Errorf("regression %q, flake %q; want %q, %q", a.Regression.Answer, a.Flake.Answer, tc.regression, tc.flake)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -78,9 +79,9 @@ func verdictANSI(v string) string {
 // Selection.Bounded, for the reason of a row without a verdict.
 func cells(v db.SymptomVerdict, bounded bool) []string {
 	return []string{v.Symptom, v.Key, v.Comparison,
-		v.SampleLabel, span(v.SampleFrom, v.SampleTo), strconv.Itoa(v.SampleRuns), strconv.Itoa(v.SampleHits),
+		v.SampleLabel, assess.Span(v.SampleFrom, v.SampleTo), strconv.Itoa(v.SampleRuns), strconv.Itoa(v.SampleHits),
 		rateCI(v.SampleHits, v.SampleRuns), strconv.Itoa(v.SampleLeftOut),
-		v.BasisLabel, span(v.BasisFrom, v.BasisTo), strconv.Itoa(v.BasisRuns), strconv.Itoa(v.BasisHits),
+		v.BasisLabel, assess.Span(v.BasisFrom, v.BasisTo), strconv.Itoa(v.BasisRuns), strconv.Itoa(v.BasisHits),
 		rateCI(v.BasisHits, v.BasisRuns), strconv.Itoa(v.BasisLeftOut),
 		pValue(v.P), verdictText(v, bounded)}
 }
@@ -148,7 +149,7 @@ func WriteTable(w io.Writer, d analyze.Table, opts Options) error {
 		}
 		fmt.Fprintln(bw, line)
 	}
-	fmt.Fprintf(bw, "\n%s: %s. %s\n", plural(len(rows), "row"), counts(rows), countedRows(d))
+	fmt.Fprintf(bw, "\n%s: %s. %s\n", assess.Plural(len(rows), "row"), counts(rows), countedRows(d))
 	if h := hiddenRows(d, hidden); h != "" {
 		fmt.Fprintln(bw, h)
 	}
@@ -162,14 +163,6 @@ func rowVerdict(rows []db.SymptomVerdict, line int) string {
 		return ""
 	}
 	return rows[line-1].Verdict
-}
-
-// plural is "1 row", "2 rows".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // noVerdicts says why a report is empty.

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/report"
 )
@@ -99,7 +100,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err != nil {
 				return loadError(err)
 			}
-			return report.WriteAssessment(w, report.Assess(in), o.Format)
+			return report.WriteAssessment(w, assess.Assess(in), o.Format)
 		}
 		data, err := analyze.LoadTable(ctx, store, q)
 		if err != nil {

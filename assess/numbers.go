@@ -1,4 +1,4 @@
-package report
+package assess
 
 import (
 	"cmp"
@@ -25,7 +25,7 @@ type Seconds struct {
 }
 
 func seconds(d analyze.Distribution) Seconds {
-	return Seconds{Runs: d.Runs, Median: round6(d.Median), P95: round6(d.P95), Max: round6(d.Max)}
+	return Seconds{Runs: d.Runs, Median: Round6(d.Median), P95: Round6(d.P95), Max: Round6(d.Max)}
 }
 
 // BackendImpact is one backend's disruption in the runs that showed the
@@ -103,8 +103,8 @@ func durationWords(s float64) string {
 	return fmt.Sprintf("%d h %d min", h, int((d%time.Hour)/time.Minute))
 }
 
-// secondsWords is "median 2 s, P95 9 s, worst 14 s over 6 runs".
-func secondsWords(d analyze.Distribution) string {
+// SecondsWords is "median 2 s, P95 9 s, worst 14 s over 6 runs".
+func SecondsWords(d analyze.Distribution) string {
 	if d.Runs == 0 {
 		return "no runs"
 	}
@@ -112,15 +112,7 @@ func secondsWords(d analyze.Distribution) string {
 	if d.Runs == 1 {
 		runs = "run"
 	}
-	return fmt.Sprintf("median %s, P95 %s, worst %s over %d %s", secsShort(d.Median), secsShort(d.P95), secsShort(d.Max), d.Runs, runs)
-}
-
-// secsShort is seconds with at most one decimal: "2 s", "1.5 s".
-func secsShort(s float64) string {
-	if math.IsNaN(s) {
-		return "-"
-	}
-	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", s), "0"), ".") + " s"
+	return fmt.Sprintf("median %s, P95 %s, worst %s over %d %s", Secs(d.Median), Secs(d.P95), Secs(d.Max), d.Runs, runs)
 }
 
 // backendImpacts compares each backend's disruption in the runs showing
@@ -156,23 +148,23 @@ func backendImpacts(x analyze.RunNumbers, edges []string) []BackendImpact {
 			continue
 		}
 		b := BackendImpact{Backend: backend, With: seconds(with), Without: seconds(without)}
-		b.Text = fmt.Sprintf("%s: %s in the runs showing it; %s in the other runs of the same edges", backend, secondsWords(with), secondsWords(without))
+		b.Text = fmt.Sprintf("%s: %s in the runs showing it; %s in the other runs of the same edges", backend, SecondsWords(with), SecondsWords(without))
 		for _, st := range stats {
 			if st.Backend != backend || st.Comparison != db.CompareRelease || !slices.Contains(edges, st.Key) {
 				continue
 			}
 			b.Release = append(b.Release, ReleaseDisruption{Edge: st.Key, Basis: st.BasisLabel,
-				Sample:   Seconds{Runs: st.SampleRuns, Median: round6(st.SampleMedian), P95: round6(st.SampleP95), Max: round6(st.SampleMax)},
-				BasisS:   Seconds{Runs: st.BasisRuns, Median: round6(st.BasisMedian), P95: round6(st.BasisP95), Max: round6(st.BasisMax)},
-				P95Delta: round6(st.P95Delta), Verdict: st.Verdict,
-				SampleFrom: rfc3339(st.SampleFrom), SampleTo: rfc3339(st.SampleTo), BasisFrom: rfc3339(st.BasisFrom), BasisTo: rfc3339(st.BasisTo)})
+				Sample:   Seconds{Runs: st.SampleRuns, Median: Round6(st.SampleMedian), P95: Round6(st.SampleP95), Max: Round6(st.SampleMax)},
+				BasisS:   Seconds{Runs: st.BasisRuns, Median: Round6(st.BasisMedian), P95: Round6(st.BasisP95), Max: Round6(st.BasisMax)},
+				P95Delta: Round6(st.P95Delta), Verdict: st.Verdict,
+				SampleFrom: RFC3339(st.SampleFrom), SampleTo: RFC3339(st.SampleTo), BasisFrom: RFC3339(st.BasisFrom), BasisTo: RFC3339(st.BasisTo)})
 			sample := fmt.Sprintf("%s (%s)", st.Key, runsSpan(st.SampleRuns, st.SampleFrom, st.SampleTo))
 			basis := fmt.Sprintf("%s (%s)", st.BasisLabel, runsSpan(st.BasisRuns, st.BasisFrom, st.BasisTo))
 			switch st.Verdict {
 			case db.DisruptionWorse:
-				b.Text += fmt.Sprintf("; on %s the P95 is %s worse than on %s: %s against %s", sample, secsShort(st.P95Delta), basis, secsShort(st.SampleP95), secsShort(st.BasisP95))
+				b.Text += fmt.Sprintf("; on %s the P95 is %s worse than on %s: %s against %s", sample, Secs(st.P95Delta), basis, Secs(st.SampleP95), Secs(st.BasisP95))
 			case db.DisruptionOK:
-				b.Text += fmt.Sprintf("; on %s the P95 is not worse than on %s: %s against %s", sample, basis, secsShort(st.SampleP95), secsShort(st.BasisP95))
+				b.Text += fmt.Sprintf("; on %s the P95 is not worse than on %s: %s against %s", sample, basis, Secs(st.SampleP95), Secs(st.BasisP95))
 			default:
 				b.Text += fmt.Sprintf("; %s against %s: too few runs to compare", sample, basis)
 			}
@@ -191,9 +183,9 @@ func runsSpan(n int, from, to time.Time) string {
 	case 0:
 		return "no runs"
 	case 1:
-		return "1 run, " + span(from, to)
+		return "1 run, " + Span(from, to)
 	}
-	return fmt.Sprintf("%d runs, %s", n, span(from, to))
+	return fmt.Sprintf("%d runs, %s", n, Span(from, to))
 }
 
 func deref(f *float64) float64 {
@@ -242,7 +234,7 @@ func remediation(x analyze.RunNumbers) Remediation {
 	rem.Duration = seconds(d)
 	known := rem.Recovered + rem.NotRecovered
 	if known > 0 {
-		rem.Share = round6(float64(rem.Recovered) / float64(known))
+		rem.Share = Round6(float64(rem.Recovered) / float64(known))
 	}
 	var b strings.Builder
 	switch {
@@ -256,7 +248,7 @@ func remediation(x analyze.RunNumbers) Remediation {
 	}
 	if known > 0 {
 		fmt.Fprintf(&b, " The cluster recovered by itself (the upgrade completed and the symptom stopped before the run ended) in %d of %d runs (%s); it did not in %d.",
-			rem.Recovered, known, pct0(float64(rem.Recovered)/float64(known)), rem.NotRecovered)
+			rem.Recovered, known, Percent(float64(rem.Recovered)/float64(known)), rem.NotRecovered)
 	}
 	if rem.Unknown > 0 {
 		fmt.Fprintf(&b, " %d runs do not say (no times or no upgrade state).", rem.Unknown)
@@ -345,7 +337,7 @@ func lifecycleWords(regs []db.Regression) []string {
 				from = r.ReopenedAt
 			}
 			s := fmt.Sprintf("%s: a regression open since the analysis of %s (%s to the newest that found it)", r.Key,
-				from.UTC().Format(time.DateOnly), days(max(0, int(r.LastSeenAt.Sub(from).Hours()/24))))
+				from.UTC().Format(time.DateOnly), Days(max(0, int(r.LastSeenAt.Sub(from).Hours()/24))))
 			if r.Reopened > 0 {
 				s += fmt.Sprintf(", reopened %d times", r.Reopened)
 			}
