@@ -1,7 +1,9 @@
 package assess
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -74,20 +76,14 @@ func blockedEdges(in analyze.SymptomNumbers, a Assessment) []BlockedEdge {
 		byTarget[e.to] = append(byTarget[e.to], key)
 	}
 	var out []BlockedEdge
-	for _, target := range slices.Sorted(func(yield func(string) bool) {
-		for t := range byTarget {
-			if !yield(t) {
-				return
-			}
-		}
-	}) {
+	for _, target := range slices.Sorted(maps.Keys(byTarget)) {
 		keys := byTarget[target]
 		slices.Sort(keys)
 		d := BlockedEdge{Name: camel(in.Symptom.ID), URL: in.Symptom.Bug, Edges: keys}
 		// From: the from-releases of the regressed edges.
 		var froms []string
 		for _, k := range keys {
-			f := cmpOr(edges[k].from, target)
+			f := cmp.Or(edges[k].from, target)
 			if !slices.Contains(froms, f) {
 				froms = append(froms, f)
 			}
@@ -123,7 +119,7 @@ func blockedEdges(in analyze.SymptomNumbers, a Assessment) []BlockedEdge {
 			if t, ok := infrastructureType[p]; ok {
 				affectedTypes = append(affectedTypes, t)
 			} else {
-				untested = append(untested, cmpOr(p, "unknown"))
+				untested = append(untested, cmp.Or(p, "unknown"))
 			}
 		}
 		slices.Sort(affectedTypes)
@@ -133,7 +129,7 @@ func blockedEdges(in analyze.SymptomNumbers, a Assessment) []BlockedEdge {
 		var spared []string
 		for p := range tested {
 			if !affected[p] {
-				spared = append(spared, cmpOr(infrastructureType[p], p))
+				spared = append(spared, cmp.Or(infrastructureType[p], p))
 			}
 		}
 		slices.Sort(spared)
@@ -168,18 +164,11 @@ func blockedEdges(in analyze.SymptomNumbers, a Assessment) []BlockedEdge {
 	return out
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // blockedMessage is the one paragraph of who is affected and how, from the
 // numbers.
 func blockedMessage(in analyze.SymptomNumbers, a Assessment, keys, platforms []string, target string) string {
 	var b strings.Builder
-	title := strings.TrimSpace(cmpOr(in.Symptom.Title, in.Symptom.ID))
+	title := strings.TrimSpace(cmp.Or(in.Symptom.Title, in.Symptom.ID))
 	b.WriteString(strings.ToUpper(title[:1]) + title[1:])
 	fmt.Fprintf(&b, " during updates to %s", target)
 	if len(platforms) > 0 {

@@ -3,6 +3,7 @@ package assess
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -288,7 +289,7 @@ func who(x analyze.RunNumbers, verdicts []db.SymptomVerdict, regressed map[strin
 		w.LastSeen = r.StartedAt.UTC().Format(time.DateOnly)
 		jobs[r.Job] = true
 	}
-	w.Jobs = slices.Sorted(mapsKeys(jobs))
+	w.Jobs = slices.Sorted(maps.Keys(jobs))
 	// The first payload: of the first run on a regressed edge, else of the
 	// first run.
 	for _, pass := range []bool{true, false} {
@@ -309,18 +310,8 @@ func who(x analyze.RunNumbers, verdicts []db.SymptomVerdict, regressed map[strin
 			untested[v.BasisLabel] = true
 		}
 	}
-	w.Untested = slices.Sorted(mapsKeys(untested))
+	w.Untested = slices.Sorted(maps.Keys(untested))
 	return w
-}
-
-func mapsKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // lifecycleWords says since when the symptom's regressions are open.

@@ -1,14 +1,14 @@
 package report
 
 import (
-	"github.com/openshift-eng/prowcrawl/assess"
-
 	"bytes"
 	"fmt"
 	"io"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/openshift-eng/prowcrawl/assess"
 )
 
 // FormatBlockedEdges drafts the blocked-edges files of
