@@ -68,9 +68,11 @@ func (s Selection) Bounds(ctx context.Context, store *db.DB) (db.Bounds, error) 
 }
 
 // Window computes, storing nothing, the analysis of the runs s selects
-// with s's thresholds: the one source of every number a page shows. q asks
-// for the weekly rates and the disruption comparisons; its Bounds are
-// replaced by s's.
+// with s's thresholds: Compute for s's bounds, so that every number of a
+// page is counted from the runs between them. q asks for the weekly rates
+// and the disruption comparisons; its Bounds are replaced by s's. (A
+// loader that needs the bounds for reads of its own, as LoadSymptom,
+// resolves them once and calls Compute.)
 func Window(ctx context.Context, store *db.DB, s Selection, q Query) (Result, error) {
 	b, err := s.Bounds(ctx, store)
 	if err != nil {

@@ -11,8 +11,8 @@
 //	if err != nil {
 //		return err
 //	}
-//	a := assess.Assess(in)            // pure: the same numbers, the same words
-//	report.WriteAssessment(w, a, "markdown")
+//	a := assess.Assess(in) // pure: the same numbers, the same words
+//	return report.WriteAssessment(w, a, "markdown")
 //
 // Everything here is a pure function of its input: the package reads no
 // database, does no I/O and computes no statistics of its own beyond
