@@ -80,7 +80,11 @@ fuzz-short:
 ## imports only the standard library and prow, only db touches SQL, only
 ## crawler touches GCS, artifact stores nothing, the parsers, the
 ## classifier, the statistics and the proposals of new symptoms do no I/O,
-## and nothing outside tests starts another program.
+## nothing outside tests starts another program, and a report is decided,
+## then rendered: assess decides from the numbers it is given and reads
+## and renders nothing, report only writes (every read of the store and
+## every analysis takes a context, which report never holds), and the
+## numbers (analyze, db) know nothing of the words above them.
 deps:
 	@set -e; $(GO) list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk ' \
 	  { pkg=$$1; sub(".*/prowcrawl/?", "", pkg); root=($$1 == "github.com/openshift-eng/prowcrawl"); \
@@ -92,6 +96,9 @@ deps:
 	      if (root && imp ~ /\./ && imp !~ /^github.com\/openshift-eng\/prowcrawl\//) { print "prowcrawl imports " imp " (the domain imports only the standard library and prow)"; bad=1 } \
 	      if (pkg == "artifact" && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(crawler|cache|db)$$/)) { print pkg " imports " imp " (it must not know where bytes come from or go)"; bad=1 } \
 	      if (pkg == "db" && imp ~ /prowcrawl\/(crawler|classify|analyze|artifact)$$/) { print pkg " imports " imp " (db is the bottom layer)"; bad=1 } \
+	      if (pkg == "report" && (imp == "context" || imp == "os" || imp == "net/http")) { print pkg " imports " imp " (report only writes: it reads and computes nothing)"; bad=1 } \
+	      if (pkg == "assess" && (imp == "context" || imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(report|crawler|cache|classify|search|suggest|export)$$/)) { print pkg " imports " imp " (assess only decides: it reads and renders nothing)"; bad=1 } \
+	      if ((pkg == "analyze" || pkg == "db") && imp ~ /prowcrawl\/(report|assess)$$/) { print pkg " imports " imp " (the numbers know nothing of their words)"; bad=1 } \
 	      if (imp == "os/exec") { print pkg " imports " imp " (prowcrawl runs no other program)"; bad=1 } \
 	    } } END { exit bad }'
 	@echo "dependency rules hold"

@@ -6,6 +6,12 @@
 //
 // The statistics (Fisher's exact test, in package stats) and the verdict rules are pure
 // functions of counts. The counting is done by SQLite, through package db,
-// which is the only package that speaks SQL; analyze never reads a run row
-// by row.
+// which is the only package that speaks SQL; the analysis never reads a run
+// row by row.
+//
+// Window computes the analysis live for a Selection of runs (jobs, times,
+// thresholds), storing nothing. LoadTable, LoadSymptom and LoadStatus read
+// what a page shows beside those numbers (the open regressions, a symptom's
+// runs and examples, what is stored): the values that package assess
+// decides from and package report renders. analyze knows neither.
 package analyze

@@ -373,7 +373,7 @@ func TestExportRebuildsReport(t *testing.T) {
 	}
 
 	// The report's JSON, as `report --format json` prints it.
-	rep, err := report.Load(t.Context(), store, report.Query{})
+	rep, err := analyze.LoadTable(t.Context(), store, analyze.TableQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/openshift-eng/prowcrawl/assess"
 )
 
 // The formats of an assessment: FormatTable is plain text.
@@ -15,7 +17,7 @@ var AssessFormats = []string{FormatTable, FormatJSON, FormatMarkdown, FormatBloc
 
 // WriteAssessment renders a in format: plain text for a terminal
 // (FormatTable), Markdown to paste into a bug, or JSON.
-func WriteAssessment(w io.Writer, a Assessment, format string) error {
+func WriteAssessment(w io.Writer, a assess.Assessment, format string) error {
 	switch format {
 	case FormatTable, "":
 		return writeAssessText(w, a)
@@ -94,7 +96,7 @@ func para(s string) string { return wrap(s, "   ", "   ", 79) }
 // item is s wrapped as an item of a list in the text format.
 func item(s string) string { return wrap(s, "   - ", "     ", 79) }
 
-func writeAssessText(w io.Writer, a Assessment) error {
+func writeAssessText(w io.Writer, a assess.Assessment) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 	p("%s: %s\n", a.SymptomID, a.Title)
@@ -209,14 +211,14 @@ func quietJobs(n, others int) string {
 }
 
 // location is where in the run the evidence is: "file:line".
-func location(e Example) string {
+func location(e assess.Example) string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d", e.File, e.Line)
 	}
 	return e.File
 }
 
-func joinShares(ss []Share) string {
+func joinShares(ss []assess.Share) string {
 	parts := make([]string, len(ss))
 	for i, s := range ss {
 		parts[i] = s.Text
@@ -246,7 +248,7 @@ func mdCode(s string) string {
 // mdText escapes what Markdown would read as markup in running text.
 var mdText = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`).Replace
 
-func writeAssessMarkdown(w io.Writer, a Assessment) error {
+func writeAssessMarkdown(w io.Writer, a assess.Assessment) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 	p("### UpgradeBlocker assessment: %s\n\n", mdCode(a.SymptomID))
@@ -367,7 +369,7 @@ func lowerFirst(s string) string {
 
 // whoLines are the dates, jobs, first payload, untested edges and
 // presubmits of "who is impacted", one line each.
-func whoLines(im Impacted) []string {
+func whoLines(im assess.Impacted) []string {
 	var out []string
 	if im.FirstSeen != "" {
 		out = append(out, fmt.Sprintf("Seen from %s to %s, in %d job(s): %s.", im.FirstSeen, im.LastSeen, len(im.Jobs), strings.Join(im.Jobs, ", ")))

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
@@ -46,25 +48,25 @@ func BenchmarkReportSince30d(b *testing.B) {
 		render func() error
 	}{
 		{"table", func() error {
-			d, err := Load(b.Context(), store, Query{Since: since})
+			d, err := analyze.LoadTable(b.Context(), store, analyze.TableQuery{Selection: analyze.Selection{Since: since}})
 			if err != nil {
 				return err
 			}
 			return Write(io.Discard, d, FormatTable, Options{})
 		}},
 		{"html", func() error {
-			d, err := Load(b.Context(), store, Query{Since: since, Trend: true})
+			d, err := analyze.LoadTable(b.Context(), store, analyze.TableQuery{Selection: analyze.Selection{Since: since}, Trend: true})
 			if err != nil {
 				return err
 			}
 			return Write(io.Discard, d, FormatHTML, Options{})
 		}},
 		{"assess", func() error {
-			in, err := LoadAssessment(b.Context(), store, Query{Symptom: "pod-network-cross-node", Since: since}, 10)
+			in, err := analyze.LoadSymptom(b.Context(), store, "pod-network-cross-node", analyze.Selection{Since: since})
 			if err != nil {
 				return err
 			}
-			return WriteAssessment(io.Discard, Assess(in), FormatTable)
+			return WriteAssessment(io.Discard, assess.Assess(in), FormatTable)
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

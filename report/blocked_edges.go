@@ -4,233 +4,27 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"regexp"
-	"slices"
 	"strings"
-	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/openshift-eng/prowcrawl/assess"
 )
 
 // FormatBlockedEdges drafts the blocked-edges files of
 // openshift/cincinnati-graph-data from an assessment.
 const FormatBlockedEdges = "blocked-edges"
 
-// BlockedEdge is the draft of one blocked-edges/<to>-<Name>.yaml document:
-// the updates into one target release that the symptom regressed.
-type BlockedEdge struct {
-	To      string // the first CI payload of the target release that showed it
-	From    string // a regular expression of the affected from-versions
-	URL     string // the symptom's bug; empty when it has none
-	Name    string // CamelCase
-	Message string
-	// Platforms are the cluster_infrastructure_provider types of the
-	// platforms CI saw it on; empty when none is known (the rule is then
-	// Always).
-	Platforms []string
-	// Comments mark what CI cannot know.
-	Comments []string
-	// Edges are the regressed edges into the target, FromVersions the
-	// from-versions of their runs that showed it.
-	Edges        []string
-	FromVersions []string
-}
-
-// infrastructureType maps a job's platform to the Infrastructure type that
-// cluster_infrastructure_provider reports.
-var infrastructureType = map[string]string{
-	"aws": "AWS", "gcp": "GCP", "azure": "Azure", "metal": "BareMetal", "baremetal": "BareMetal",
-	"vsphere": "VSphere", "openstack": "OpenStack", "ovirt": "oVirt", "powervs": "PowerVS",
-	"ibmcloud": "IBMCloud", "nutanix": "Nutanix", "alibaba": "AlibabaCloud", "libvirt": "Libvirt",
-	"kubevirt": "KubeVirt", "equinix": "EquinixMetal", "external": "External", "none": "None",
-}
-
-// camel is a symptom id as a blocked edge's name: "pod-network-cross-node"
-// is "PodNetworkCrossNode".
-func camel(id string) string {
-	var b strings.Builder
-	for _, part := range strings.FieldsFunc(id, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		r := []rune(part)
-		r[0] = unicode.ToUpper(r[0])
-		b.WriteString(string(r))
-	}
-	return b.String()
-}
-
-// releaseRegexp is a release in a from regular expression: "4.13" is
-// "4[.]13".
-func releaseRegexp(rel string) string {
-	return strings.ReplaceAll(regexp.QuoteMeta(rel), `\.`, "[.]")
-}
-
-// blockedEdges drafts one document per target release of the edges where
-// the symptom is a regression.
-func blockedEdges(in AssessInput, a Assessment) []BlockedEdge {
-	type edgeInfo struct{ from, to string }
-	edges := map[string]edgeInfo{}
-	for _, fv := range in.Extras.FromVersions {
-		edges[fv.Edge] = edgeInfo{fv.FromRelease, fv.Release}
-	}
-	byTarget := map[string][]string{}
-	for _, key := range a.Impacted.Block {
-		e, ok := edges[key]
-		if !ok || e.to == "" {
-			continue
-		}
-		byTarget[e.to] = append(byTarget[e.to], key)
-	}
-	var out []BlockedEdge
-	for _, target := range slices.Sorted(func(yield func(string) bool) {
-		for t := range byTarget {
-			if !yield(t) {
-				return
-			}
-		}
-	}) {
-		keys := byTarget[target]
-		slices.Sort(keys)
-		d := BlockedEdge{Name: camel(in.Symptom.ID), URL: in.Symptom.Bug, Edges: keys}
-		// From: the from-releases of the regressed edges.
-		var froms []string
-		for _, k := range keys {
-			f := cmpOr(edges[k].from, target)
-			if !slices.Contains(froms, f) {
-				froms = append(froms, f)
-			}
-		}
-		slices.Sort(froms)
-		parts := make([]string, len(froms))
-		for i, f := range froms {
-			parts[i] = releaseRegexp(f)
-		}
-		d.From = parts[0] + "[.].*"
-		if len(parts) > 1 {
-			d.From = "(" + strings.Join(parts, "|") + ")[.].*"
-		}
-		// The platforms: tested on the regressed edges, and showing it.
-		tested, affected := map[string]bool{}, map[string]bool{}
-		seen := map[string]bool{}
-		for _, fv := range in.Extras.FromVersions {
-			if !slices.Contains(keys, fv.Edge) {
-				continue
-			}
-			tested[fv.Platform] = true
-			if fv.WithSymptom > 0 {
-				affected[fv.Platform] = true
-				if fv.FromVersion != "" && !seen[fv.FromVersion] {
-					seen[fv.FromVersion] = true
-					d.FromVersions = append(d.FromVersions, fv.FromVersion)
-				}
-			}
-		}
-		slices.Sort(d.FromVersions)
-		var affectedTypes, untested []string
-		for p := range affected {
-			if t, ok := infrastructureType[p]; ok {
-				affectedTypes = append(affectedTypes, t)
-			} else {
-				untested = append(untested, cmpOr(p, "unknown"))
-			}
-		}
-		slices.Sort(affectedTypes)
-		// The rule names the platforms CI saw it on. Those CI never ran
-		// the edge on are unknown, not unaffected: the comment says so.
-		d.Platforms = affectedTypes
-		var spared []string
-		for p := range tested {
-			if !affected[p] {
-				spared = append(spared, cmpOr(infrastructureType[p], p))
-			}
-		}
-		slices.Sort(spared)
-		if len(spared) > 0 {
-			d.Comments = append(d.Comments, fmt.Sprintf("CI ran %s on %s too, without it.", strings.Join(keys, ", "), strings.Join(spared, ", ")))
-		}
-		d.Comments = append(d.Comments, fmt.Sprintf("CI ran %s only on %s: whether other platforms are affected is unknown (use type: Always if they are).",
-			strings.Join(keys, ", "), strings.Join(slices.Concat(affectedTypes, spared), ", ")))
-		if len(untested) > 0 {
-			d.Comments = append(d.Comments, "Platforms with no cluster_infrastructure_provider type known here: "+strings.Join(untested, ", ")+".")
-		}
-		// To: the first payload of the target that showed it.
-		for _, r := range in.Extras.Runs {
-			if slices.Contains(keys, r.Edge) && r.ToVersion != "" {
-				d.To = r.ToVersion
-				break
-			}
-		}
-		if d.To == "" {
-			d.To = target + ".0"
-			d.Comments = append(d.Comments, "No run recorded its target version: "+d.To+" stands for the first "+target+" release.")
-		}
-		d.Comments = append(d.Comments,
-			"to is the first CI payload that showed it: replace it with each released "+target+" version that carries the bug (one file each).",
-			"CI cannot know the version that fixes it (add fixedIn when known) nor how much of the fleet runs the affected platforms.")
-		if d.URL == "" {
-			d.Comments = append(d.Comments, "The symptom has no bug: set url to the bug or knowledge article.")
-		}
-		d.Message = blockedMessage(in, a, keys, affectedTypes, target)
-		out = append(out, d)
-	}
-	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// blockedMessage is the one paragraph of who is affected and how, from the
-// numbers.
-func blockedMessage(in AssessInput, a Assessment, keys, platforms []string, target string) string {
-	var b strings.Builder
-	title := strings.TrimSpace(cmpOr(in.Symptom.Title, in.Symptom.ID))
-	b.WriteString(strings.ToUpper(title[:1]) + title[1:])
-	fmt.Fprintf(&b, " during updates to %s", target)
-	if len(platforms) > 0 {
-		fmt.Fprintf(&b, " on %s", strings.Join(platforms, ", "))
-	}
-	b.WriteString(".")
-	for _, f := range a.Regression.Edges {
-		if slices.Contains(keys, f.Key) && f.Verdict == "regression" {
-			fmt.Fprintf(&b, " In CI, %s of %s update runs (%d/%d) showed it, against %s (%d/%d) of %s runs (%s).",
-				pct0(float64(f.SampleHits)/float64(f.SampleRuns)), f.Key, f.SampleHits, f.SampleRuns,
-				pct0(float64(f.BasisHits)/float64(max(f.BasisRuns, 1))), f.BasisHits, f.BasisRuns, f.Basis, pPhrase(deref(f.PValue)))
-		}
-	}
-	if len(a.Impact.Disruption) > 0 {
-		d := a.Impact.Disruption[0]
-		fmt.Fprintf(&b, " %s was unreachable for up to %s (P95 %s) in those runs.", d.Backend, secsShort(deref(d.With.Max)), secsShort(deref(d.With.P95)))
-	}
-	yes, known := 0, 0
-	for _, r := range in.Extras.Runs {
-		if !slices.Contains(keys, r.Edge) {
-			continue
-		}
-		if rec, ok := recovered(r); ok {
-			known++
-			if rec {
-				yes++
-			}
-		}
-	}
-	if known > 0 {
-		fmt.Fprintf(&b, " The cluster recovered by itself (the update completed and the symptom stopped) in %d of those %d runs.", yes, known)
-	}
-	return b.String()
-}
-
 // writeBlockedEdges writes the drafts as YAML documents, each headed by
 // comments that mark what CI cannot know.
-func writeBlockedEdges(w io.Writer, a Assessment) error {
+func writeBlockedEdges(w io.Writer, a assess.Assessment) error {
 	var buf bytes.Buffer
-	if len(a.blocked) == 0 {
+	if len(a.Blocked) == 0 {
 		fmt.Fprintf(&buf, "# %s is a regression on no edge: there is no edge to block.\n", a.SymptomID)
 		_, err := w.Write(buf.Bytes())
 		return err
 	}
-	for i, d := range a.blocked {
+	for i, d := range a.Blocked {
 		if i > 0 {
 			buf.WriteString("---\n")
 		}

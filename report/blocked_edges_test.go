@@ -10,6 +10,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -22,12 +24,12 @@ import (
 // the database.
 func TestBlockedEdges(t *testing.T) {
 	d := openFixture(t)
-	in, err := LoadAssessment(t.Context(), d, Query{Symptom: "pod-network-cross-node"}, 10)
+	in, err := analyze.LoadSymptom(t.Context(), d, "pod-network-cross-node", analyze.Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := WriteAssessment(&out, Assess(in), FormatBlockedEdges); err != nil {
+	if err := WriteAssessment(&out, assess.Assess(in), FormatBlockedEdges); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()
@@ -99,12 +101,12 @@ func TestBlockedEdges(t *testing.T) {
 	}
 
 	// A symptom that regressed nowhere drafts nothing to block.
-	in, err = LoadAssessment(t.Context(), d, Query{Symptom: "etcd-connection-refused"}, 10)
+	in, err = analyze.LoadSymptom(t.Context(), d, "etcd-connection-refused", analyze.Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if err := WriteAssessment(&out, Assess(in), FormatBlockedEdges); err != nil {
+	if err := WriteAssessment(&out, assess.Assess(in), FormatBlockedEdges); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "# etcd-connection-refused is a regression on no edge") {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -70,7 +71,7 @@ func changeRows(c db.Changes, now time.Time) []ChangeRow {
 			}
 			row := ChangeRow{Change: change, SymptomID: r.Symptom, Title: r.Title, Bug: r.Bug, Scope: r.Scope, ScopeKey: r.Key,
 				Comparison: r.Comparison, Sample: r.SampleLabel, SampleRuns: r.SampleRuns, SampleHits: r.SampleHits,
-				Basis: r.BasisLabel, BasisRuns: r.BasisRuns, BasisHits: r.BasisHits, PValue: round6(r.P),
+				Basis: r.BasisLabel, BasisRuns: r.BasisRuns, BasisHits: r.BasisHits, PValue: assess.Round6(r.P),
 				OpenedAt: from.UTC().Format(time.RFC3339), AgeDays: max(0, int(to.Sub(from).Hours()/24)),
 				FirstRun: r.FirstRun, FirstRunURL: r.FirstRunURL}
 			if !r.ClosedAt.IsZero() {
@@ -142,16 +143,9 @@ func countsLine(c db.Changes) string {
 func changeNumbers(r ChangeRow) string {
 	p := "no test possible"
 	if r.PValue != nil {
-		p = pPhrase(*r.PValue)
+		p = assess.PPhrase(*r.PValue)
 	}
 	return fmt.Sprintf("%s against %s on %s, %s", rateOf(r.SampleHits, r.SampleRuns), rateOf(r.BasisHits, r.BasisRuns), r.Basis, p)
-}
-
-func days(n int) string {
-	if n == 1 {
-		return "1 day"
-	}
-	return fmt.Sprintf("%d days", n)
 }
 
 func writeChangesTable(w io.Writer, c db.Changes, rows []ChangeRow) error {
@@ -172,7 +166,7 @@ func writeChangesTable(w io.Writer, c db.Changes, rows []ChangeRow) error {
 		}
 		change := strings.ReplaceAll(r.Change, "_", " ")
 		fmt.Fprintln(tw, strings.Join([]string{change, r.SymptomID, r.Scope, r.ScopeKey, rateOf(r.SampleHits, r.SampleRuns),
-			r.Basis + " " + rateOf(r.BasisHits, r.BasisRuns), p, days(r.AgeDays), dashIfEmpty(r.FirstRunURL)}, "\t"))
+			r.Basis + " " + rateOf(r.BasisHits, r.BasisRuns), p, assess.Days(r.AgeDays), dashIfEmpty(r.FirstRunURL)}, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -206,7 +200,7 @@ func writeChangesMarkdown(w io.Writer, c db.Changes, rows []ChangeRow) error {
 			}
 			age := ""
 			if change == stillOpen {
-				age = ", open " + days(r.AgeDays)
+				age = ", open " + assess.Days(r.AgeDays)
 			}
 			fmt.Fprintf(bw, "- %s %s on %s: %s%s\n", words[change], mdCode(r.SymptomID), key, mdText(changeNumbers(r)), age)
 		}

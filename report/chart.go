@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -101,8 +102,8 @@ func newBar(y int, hits, runs int, rate float64, what string) bar {
 		return b
 	}
 	lo, hi := analyze.Wilson(hits, runs)
-	b.Title += ", " + interval0(hits, runs)
-	b.Label += " " + interval0(hits, runs)
+	b.Title += ", " + assess.Interval(hits, runs)
+	b.Label += " " + assess.Interval(hits, runs)
 	w := rate * barPlotWidth
 	b.Width = fx(w)
 	b.LoX, b.HiX = fx(barPlotX+lo*barPlotWidth), fx(barPlotX+hi*barPlotWidth)
@@ -122,7 +123,7 @@ func middle(s string, n int) string {
 }
 
 // barsOf draws the rows of one symptom that have a hit on either side;
-// bounded is Query.isBounded, for the reason of a row without a verdict.
+// bounded is Selection.Bounded, for the reason of a row without a verdict.
 func barsOf(symptom, title, scope string, rows []db.SymptomVerdict, bounded bool) (barChart, bool) {
 	c := barChart{ID: "bars-" + symptom, Width: barWidth, ColorSample: colorSample, ColorBasis: colorBasis}
 	c.SampleName, c.BasisName = "sample: this release", "basis: one release earlier"
@@ -163,8 +164,8 @@ func barsOf(symptom, title, scope string, rows []db.SymptomVerdict, bounded bool
 // description: "43% (6/14) against 0% (0/14) on 4.12->4.13 minor, p = 0.008".
 func releaseWordsShort(v db.SymptomVerdict) string {
 	return fmt.Sprintf("%s of runs (%s) against %s (%s) on %s, %s", rateOf(v.SampleHits, v.SampleRuns),
-		interval0(v.SampleHits, v.SampleRuns), rateOf(v.BasisHits, v.BasisRuns), interval0(v.BasisHits, v.BasisRuns),
-		v.BasisLabel, pPhrase(v.P))
+		assess.Interval(v.SampleHits, v.SampleRuns), rateOf(v.BasisHits, v.BasisRuns), assess.Interval(v.BasisHits, v.BasisRuns),
+		v.BasisLabel, assess.PPhrase(v.P))
 }
 
 // Geometry of the trend chart.
@@ -344,7 +345,7 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time) (
 			}
 			s.Points = append(s.Points, point{X: x, Y: y, LoY: fx(yOf(lo)), HiY: fx(yOf(hi)), Runs: w.Runs,
 				R: fx(math.Min(5, 2.5+float64(w.Runs)/10)), LabelY: fx(yOf(hi) - 6),
-				Title: fmt.Sprintf("%s, %s (%s): %s, %s", e.edge, what, w.Week, rateOf(w.Hits, w.Runs), interval0(w.Hits, w.Runs))})
+				Title: fmt.Sprintf("%s, %s (%s): %s, %s", e.edge, what, w.Week, rateOf(w.Hits, w.Runs), assess.Interval(w.Hits, w.Runs))})
 			parts = append(parts, fmt.Sprintf("%s %s", w.Week, rateOf(w.Hits, w.Runs)))
 			last = end
 		}
@@ -368,5 +369,5 @@ func chartP(p float64) string {
 	if math.IsNaN(p) {
 		return ""
 	}
-	return pPhrase(p)
+	return assess.PPhrase(p)
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/openshift-eng/prowcrawl/analyze"
+
 	"bytes"
 	"context"
 	"image"
@@ -169,7 +171,7 @@ func light(c [3]uint8) [3]uint8 {
 func TestHTMLInChromium(t *testing.T) {
 	bin := chromium(t)
 	var page bytes.Buffer
-	if err := WriteHTML(&page, load(t, openFixture(t), Query{Trend: true})); err != nil {
+	if err := WriteHTML(&page, load(t, openFixture(t), analyze.TableQuery{Trend: true})); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -252,7 +254,7 @@ func TestHTMLInChromium(t *testing.T) {
 // images from elsewhere; the only addresses are links to bugs.
 func TestHTMLSelfContained(t *testing.T) {
 	var page bytes.Buffer
-	if err := WriteHTML(&page, load(t, openFixture(t), Query{Trend: true})); err != nil {
+	if err := WriteHTML(&page, load(t, openFixture(t), analyze.TableQuery{Trend: true})); err != nil {
 		t.Fatal(err)
 	}
 	s := page.String()

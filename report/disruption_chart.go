@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"html"
 	"html/template"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -37,19 +37,11 @@ type OpenRegression struct {
 	FirstRunURL         string
 }
 
-// loadHTMLExtras reads what the page shows besides the verdicts: the open
-// regressions with their age, and draws the disruption of the edges
-// compared in stats (computed for the page's runs), run by run.
-func loadHTMLExtras(ctx context.Context, store *db.DB, q Query, stats []db.DisruptionStat) ([]DisruptionChart, []OpenRegression, error) {
-	regs, err := store.Regressions(ctx, db.RegressionOpen)
-	if err != nil {
-		return nil, nil, err
-	}
+// openRegressions are the open regressions as the page lists them, with
+// their age.
+func openRegressions(regs []db.Regression) []OpenRegression {
 	var open []OpenRegression
 	for _, r := range regs {
-		if q.Symptom != "" && r.Symptom != q.Symptom {
-			continue
-		}
 		from := r.OpenedAt
 		if !r.ReopenedAt.IsZero() {
 			from = r.ReopenedAt
@@ -58,7 +50,12 @@ func loadHTMLExtras(ctx context.Context, store *db.DB, q Query, stats []db.Disru
 		open = append(open, OpenRegression{Symptom: r.Symptom, Key: r.Key, Scope: r.Scope, Numbers: changeNumbers(row),
 			Since: from.UTC().Format(time.DateOnly), Days: row.AgeDays, FirstRunURL: r.FirstRunURL})
 	}
+	return open
+}
 
+// disruptionCharts draws the disruption of the edges compared in stats
+// (computed for the page's runs), run by run.
+func disruptionCharts(stats []db.DisruptionStat) []DisruptionChart {
 	byEdge := map[string][]db.DisruptionStat{}
 	for _, s := range stats {
 		if s.Scope == db.ScopeEdge && s.Comparison == db.CompareRelease && s.SampleRuns > 0 && s.BasisRuns > 0 && (s.SampleMax > 0 || s.BasisMax > 0) {
@@ -77,9 +74,9 @@ func loadHTMLExtras(ctx context.Context, store *db.DB, q Query, stats []db.Disru
 			rows = append(rows, disruptionRow{backend: s.Backend, sample: s.SampleValues, basis: s.BasisValues, verdict: s.Verdict, delta: s.P95Delta})
 		}
 		charts = append(charts, DisruptionChart{Edge: edge, Basis: ss[0].BasisLabel,
-			SVG: disruptionSVG(edge, ss[0].BasisLabel, span(ss[0].SampleFrom, ss[0].SampleTo), span(ss[0].BasisFrom, ss[0].BasisTo), rows)})
+			SVG: disruptionSVG(edge, ss[0].BasisLabel, assess.Span(ss[0].SampleFrom, ss[0].SampleTo), assess.Span(ss[0].BasisFrom, ss[0].BasisTo), rows)})
 	}
-	return charts, open, nil
+	return charts
 }
 
 type disruptionRow struct {
@@ -130,7 +127,7 @@ func disruptionSVG(edge, basis, sampleDates, basisDates string, rows []disruptio
 		fmt.Fprintf(&b, `<g><text x="0" y="%d" class="key">%s</text>`, y+14, e(middle(r.backend, 34)))
 		word := "P95 not worse"
 		if r.verdict == db.DisruptionWorse {
-			word = "P95 " + secsShort(r.delta) + " worse"
+			word = "P95 " + assess.Secs(r.delta) + " worse"
 		} else if r.verdict == db.DisruptionInsufficient {
 			word = "too few runs"
 		}
@@ -142,7 +139,7 @@ func disruptionSVG(edge, basis, sampleDates, basisDates string, rows []disruptio
 				color, label = colorBasis, basis
 			}
 			d := analyze.Distribute(vals)
-			what := fmt.Sprintf("%s, %s: %s", r.backend, label, secondsWords(d))
+			what := fmt.Sprintf("%s, %s: %s", r.backend, label, assess.SecondsWords(d))
 			desc = append(desc, what+".")
 			cy := float64(sy) + dcSideH/2
 			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#e5e7eb"/>`, dcLeft, dcLeft+dcPlot, fx(cy), fx(cy))
@@ -180,7 +177,7 @@ func disruptionSVG(edge, basis, sampleDates, basisDates string, rows []disruptio
 	}
 	axisY := dcTop + len(rows)*dcRowH
 	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
-		fmt.Fprintf(&b, `<text x="%s" y="%d" class="small" text-anchor="middle">%s</text>`, x(f*top), axisY+12, e(secsShort(f*top)))
+		fmt.Fprintf(&b, `<text x="%s" y="%d" class="small" text-anchor="middle">%s</text>`, x(f*top), axisY+12, e(assess.Secs(f*top)))
 	}
 	fmt.Fprintf(&b, `<desc id="%s-desc">%s Dots are runs; the light bar spans the median to the 95th percentile; the tick is the worst run.</desc>`, id, e(strings.Join(desc, " ")))
 	b.WriteString(`</svg></figure>`)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -69,7 +71,7 @@ type pageData struct {
 // by fill), pills on it.
 func verdictCSS() template.CSS {
 	var b strings.Builder
-	for _, v := range verdictOrder {
+	for _, v := range analyze.VerdictOrder {
 		c := verdictColor(v)
 		b.WriteString(".v-" + v + " { color: " + c + "; fill: " + c + "; } .bg-" + v + " { background: " + c + "; }\n  ")
 	}
@@ -80,22 +82,22 @@ func verdictCSS() template.CSS {
 // chart of its rate per scope key (the basis beside the sample, with the
 // verdict) and of its weekly trend per edge (when d has the weekly rates),
 // then the verdict table. It needs no network and no JavaScript.
-func WriteHTML(w io.Writer, d Data) error {
-	p := pageData{Heading: heading(d), Scope: scopeTitle(d.Query.by()), Counts: counts(d.Rows),
-		RowCount: plural(len(d.Rows), "row"), Headers: headers(d.Query.by()), Counted: countedRows(d)}
+func WriteHTML(w io.Writer, d analyze.Table) error {
+	p := pageData{Heading: heading(d), Scope: scopeTitle(d.Query.Scope()), Counts: counts(d.Rows),
+		RowCount: assess.Plural(len(d.Rows), "row"), Headers: headers(d.Query.Scope()), Counted: countedRows(d)}
 	for i, h := range p.Headers {
 		p.Headers[i] = mdTitle(h)
 	}
 	for _, v := range d.Rows {
 		r := pageRow{Verdict: v.Verdict}
-		for i, c := range cells(v, d.Query.isBounded()) {
+		for i, c := range cells(v, d.Query.Bounded()) {
 			r.Cells = append(r.Cells, pageCell{Text: c, Numeric: slices.Contains(numericCells, i)})
 		}
 		p.Rows = append(p.Rows, r)
 	}
 	p.Colors.Sample, p.Colors.Basis = colorSample, colorBasis
 	p.VerdictCSS = verdictCSS()
-	p.Disruption, p.Open = d.Disruption, d.Open
+	p.Disruption, p.Open = disruptionCharts(d.Disruption), openRegressions(d.Open)
 	if d.Query.Symptom != "" {
 		p.Filters = append(p.Filters, "symptom "+d.Query.Symptom)
 	}
@@ -131,7 +133,7 @@ func WriteHTML(w io.Writer, d Data) error {
 				break
 			}
 		}
-		sec.Bars, sec.HasBars = barsOf(id, title, d.Query.by(), d.Rows, d.Query.isBounded())
+		sec.Bars, sec.HasBars = barsOf(id, title, d.Query.Scope(), d.Rows, d.Query.Bounded())
 		sec.Trend, sec.HasTrend = trendOf(id, title, d.Weekly[id], weeks)
 		if !sec.HasBars {
 			p.Quiet = append(p.Quiet, id)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -36,9 +37,9 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func load(t *testing.T, d *db.DB, q Query) Data {
+func load(t *testing.T, d *db.DB, q analyze.TableQuery) analyze.Table {
 	t.Helper()
-	data, err := Load(t.Context(), d, q)
+	data, err := analyze.LoadTable(t.Context(), d, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,21 +51,20 @@ func TestGolden(t *testing.T) {
 	d := openFixture(t)
 	tests := []struct {
 		name   string
-		q      Query
+		q      analyze.TableQuery
 		format string
 	}{
-		{"table_edge.txt", Query{}, FormatTable},
-		{"table_job.txt", Query{By: db.ScopeJob}, FormatTable},
-		{"table_variant.txt", Query{By: db.ScopeVariant}, FormatTable},
-		{"table_pod-network-aws.txt", Query{Symptom: "pod-network-cross-node", By: db.ScopeVariant,
-			Job: regexp.MustCompile(`4\.14-upgrade-from-stable-4\.13-e2e-aws`)}, FormatTable},
-		{"edge.csv", Query{}, FormatCSV},
-		{"edge.json", Query{}, FormatJSON},
-		{"edge.md", Query{}, FormatMarkdown},
-		{"edge.html", Query{Trend: true}, FormatHTML},
-		{"table_edge_min-runs-5.txt", Query{Options: minRuns(5)}, FormatTable},
-		{"edge_min-runs-5.md", Query{Options: minRuns(5)}, FormatMarkdown},
-		{"job.html", Query{By: db.ScopeJob, Trend: true}, FormatHTML},
+		{"table_edge.txt", analyze.TableQuery{}, FormatTable},
+		{"table_job.txt", analyze.TableQuery{By: db.ScopeJob}, FormatTable},
+		{"table_variant.txt", analyze.TableQuery{By: db.ScopeVariant}, FormatTable},
+		{"table_pod-network-aws.txt", analyze.TableQuery{Selection: analyze.Selection{Job: regexp.MustCompile(`4\.14-upgrade-from-stable-4\.13-e2e-aws`)}, Symptom: "pod-network-cross-node", By: db.ScopeVariant}, FormatTable},
+		{"edge.csv", analyze.TableQuery{}, FormatCSV},
+		{"edge.json", analyze.TableQuery{}, FormatJSON},
+		{"edge.md", analyze.TableQuery{}, FormatMarkdown},
+		{"edge.html", analyze.TableQuery{Trend: true}, FormatHTML},
+		{"table_edge_min-runs-5.txt", analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}}, FormatTable},
+		{"edge_min-runs-5.md", analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}}, FormatMarkdown},
+		{"job.html", analyze.TableQuery{By: db.ScopeJob, Trend: true}, FormatHTML},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,12 +82,12 @@ func TestGolden(t *testing.T) {
 			}
 			name := "assess_" + s.ID + "." + f.ext
 			t.Run(name, func(t *testing.T) {
-				in, err := LoadAssessment(t.Context(), d, Query{Symptom: s.ID}, analyze.DefaultOptions().MinRuns)
+				in, err := analyze.LoadSymptom(t.Context(), d, s.ID, analyze.Selection{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				var b bytes.Buffer
-				if err := WriteAssessment(&b, Assess(in), f.format); err != nil {
+				if err := WriteAssessment(&b, assess.Assess(in), f.format); err != nil {
 					t.Fatal(err)
 				}
 				golden(t, name, b.Bytes())
@@ -99,12 +99,12 @@ func TestGolden(t *testing.T) {
 // TestTableOrder: regressions first, then new, persistent, flake,
 // improved, none, insufficient.
 func TestTableOrder(t *testing.T) {
-	data := load(t, openFixture(t), Query{})
+	data := load(t, openFixture(t), analyze.TableQuery{})
 	last := -1
 	for _, v := range data.Rows {
-		r := verdictRank(v.Verdict)
+		r := analyze.VerdictRank(v.Verdict)
 		if r < last {
-			t.Fatalf("%s %s (%s) after a %s row", v.Symptom, v.Key, v.Verdict, verdictOrder[last])
+			t.Fatalf("%s %s (%s) after a %s row", v.Symptom, v.Key, v.Verdict, analyze.VerdictOrder[last])
 		}
 		last = r
 		if v.Scope != db.ScopeEdge || v.Comparison != db.CompareRelease {
@@ -119,7 +119,7 @@ func TestTableOrder(t *testing.T) {
 // TestTableColor: colour marks regressions red, new yellow and
 // improvements green, and only when asked; alignment does not change.
 func TestTableColor(t *testing.T) {
-	data := load(t, openFixture(t), Query{})
+	data := load(t, openFixture(t), analyze.TableQuery{})
 	var plain, color bytes.Buffer
 	if err := WriteTable(&plain, data, Options{}); err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestTableColor(t *testing.T) {
 
 // TestMachineFormats: CSV, JSON and the table hold the same rows.
 func TestMachineFormats(t *testing.T) {
-	data := load(t, openFixture(t), Query{})
+	data := load(t, openFixture(t), analyze.TableQuery{})
 	var c, j bytes.Buffer
 	if err := WriteCSV(&c, data); err != nil {
 		t.Fatal(err)
@@ -183,7 +183,7 @@ func TestMachineFormats(t *testing.T) {
 		t.Errorf("%d CSV columns, %d JSON fields", len(records[0]), len(rows[0]))
 	}
 	var empty bytes.Buffer
-	if err := WriteJSON(&empty, Data{}); err != nil || strings.TrimSpace(empty.String()) != "[\n]" {
+	if err := WriteJSON(&empty, analyze.Table{}); err != nil || strings.TrimSpace(empty.String()) != "[\n]" {
 		t.Errorf("no rows: %q, %v; want an empty array", empty.String(), err)
 	}
 }
@@ -199,27 +199,27 @@ func TestAssessAnswers(t *testing.T) {
 		block                  []string
 		impactedFirst, example string
 	}{
-		{"pod-network-cross-node", AnswerYes, AnswerNo, "A regression on 4.13->4.14 minor: 29% of runs (7/24, 95% CI 15-49%) against 0% (0/24, 95% CI 0-14%) on 4.12->4.13 minor, p = 0.0047.",
+		{"pod-network-cross-node", assess.AnswerYes, assess.AnswerNo, "A regression on 4.13->4.14 minor: 29% of runs (7/24, 95% CI 15-49%) against 0% (0/24, 95% CI 0-14%) on 4.12->4.13 minor, p = 0.0047.",
 			[]string{"4.13->4.14 minor"}, "4.13->4.14 minor: 29% of finished runs (7/24, 95% CI 15-49%, 2026-10-28..2026-11-29)", "failure"},
-		{"etcd-connection-refused", AnswerNo, AnswerYes, "A flake: intermittent, and not significantly more frequent than one release earlier (p = 0.64 on 4.13->4.14 minor); not a regression.",
+		{"etcd-connection-refused", assess.AnswerNo, assess.AnswerYes, "A flake: intermittent, and not significantly more frequent than one release earlier (p = 0.64 on 4.13->4.14 minor); not a regression.",
 			[]string{}, "4.12->4.13 minor: 21% of finished runs (5/24, 95% CI 9-40%, 2026-10-22..2026-11-29)", "failure"},
-		{"etcd-transport-closing", AnswerNo, AnswerNo, "Most runs of 4.14 micro show it: 95% (19/20, 95% CI 76-99%), not significantly more than 90% on 4.13 micro (18/20, p = 0.5): persistent; " +
+		{"etcd-transport-closing", assess.AnswerNo, assess.AnswerNo, "Most runs of 4.14 micro show it: 95% (19/20, 95% CI 76-99%), not significantly more than 90% on 4.13 micro (18/20, p = 0.5): persistent; " +
 			"most runs of 4.13 micro show it: 90% (18/20, 95% CI 70-97%), with no basis to compare with: 4.12 micro never ran. Persistent: nearly every run shows it, as one release earlier; not a regression.",
 			[]string{}, "4.14 micro: 95% of finished runs (19/20, 95% CI 76-99%, 2026-10-27..2026-11-30); seen only in periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-sdn-upgrade", "failure"},
-		{"cni-default-network-missing", AnswerNo, AnswerYes, "", []string{},
+		{"cni-default-network-missing", assess.AnswerNo, assess.AnswerYes, "", []string{},
 			"4.13 micro: 45% of finished runs (9/20, 95% CI 26-66%, 2026-10-04..2026-11-27); seen only in periodic-ci-openshift-release-master-nightly-4.13-e2e-aws-sdn-upgrade", "failure"},
-		{"sdn-rollout-readiness-loss", AnswerWatch, AnswerUnknown, "", []string{},
+		{"sdn-rollout-readiness-loss", assess.AnswerWatch, assess.AnswerUnknown, "", []string{},
 			"4.14 micro: 10% of finished runs (2/20, 95% CI 3-30%, 2026-10-27..2026-11-30); seen only in periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-sdn-upgrade", "failure"},
-		{"api-unavailable-during-upgrade", AnswerUnknown, AnswerUnknown, "Not enough runs to say whether it is a regression.",
+		{"api-unavailable-during-upgrade", assess.AnswerUnknown, assess.AnswerUnknown, "Not enough runs to say whether it is a regression.",
 			[]string{}, "4.11->4.12 minor: 17% of finished runs (1/6, 95% CI 3-56%, 2026-09-26..2026-10-21; too few runs to rely on); seen only in periodic-ci-openshift-release-master-ci-4.12-upgrade-from-stable-4.11-e2e-aws-ovn-upgrade", "failure"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.symptom, func(t *testing.T) {
-			in, err := LoadAssessment(t.Context(), d, Query{Symptom: tc.symptom}, 10)
+			in, err := analyze.LoadSymptom(t.Context(), d, tc.symptom, analyze.Selection{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := Assess(in)
+			a := assess.Assess(in)
 			if a.Regression.Answer != tc.regression || a.Flake.Answer != tc.flake {
 				t.Errorf("regression %q, flake %q; want %q, %q", a.Regression.Answer, a.Flake.Answer, tc.regression, tc.flake)
 			}
@@ -244,15 +244,15 @@ func TestAssessAnswers(t *testing.T) {
 // that matches nothing says so.
 func TestLoadErrors(t *testing.T) {
 	d := openFixture(t)
-	_, err := Load(t.Context(), d, Query{Symptom: "pod-network"})
+	_, err := analyze.LoadTable(t.Context(), d, analyze.TableQuery{Symptom: "pod-network"})
 	if err == nil || !strings.Contains(err.Error(), "known: api-unavailable-during-upgrade, cni-default-network-missing") {
 		t.Errorf("unknown symptom: %v", err)
 	}
-	_, err = LoadAssessment(t.Context(), d, Query{Symptom: "nope"}, 10)
+	_, err = analyze.LoadSymptom(t.Context(), d, "nope", analyze.Selection{})
 	if err == nil || !strings.Contains(err.Error(), "pod-network-cross-node") {
 		t.Errorf("unknown symptom to assess: %v", err)
 	}
-	_, err = Load(t.Context(), d, Query{Job: regexp.MustCompile("no-such-job")})
+	_, err = analyze.LoadTable(t.Context(), d, analyze.TableQuery{Selection: analyze.Selection{Job: regexp.MustCompile("no-such-job")}})
 	if err == nil || !strings.Contains(err.Error(), `no job matches "no-such-job"`) {
 		t.Errorf("no job: %v", err)
 	}

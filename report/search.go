@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/search"
 )
@@ -76,7 +77,7 @@ func searchOutput(r search.Result) SearchOutput {
 		out.Groups = append(out.Groups, SearchGroup{Job: g.Job, Edge: g.Edge, Runs: g.Runs, Hits: g.Hits,
 			Failed: g.Failed, FailedHits: g.FailedHits, Passed: g.Passed, PassedHits: g.PassedHits,
 			Share: ratio(g.Hits, g.Runs), FailedShare: ratio(g.FailedHits, g.Failed), PassedShare: ratio(g.PassedHits, g.Passed),
-			PValue: round6(g.P)})
+			PValue: assess.Round6(g.P)})
 	}
 	return out
 }
@@ -85,7 +86,7 @@ func ratio(n, of int) *float64 {
 	if of == 0 {
 		return nil
 	}
-	return round6(float64(n) / float64(of))
+	return assess.Round6(float64(n) / float64(of))
 }
 
 // WriteSearch renders what a search found: "table" lists each matching

@@ -3,65 +3,18 @@ package report
 import (
 	"github.com/openshift-eng/prowcrawl"
 
-	"context"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
-// Status is what `prowcrawl status` shows: the runs stored per job, the
-// symptoms they show, the newest runs with symptoms, and the last crawl.
-type Status struct {
-	Jobs     []db.JobStatus
-	Symptoms []db.SymptomCount
-	// Runs are the newest runs with symptoms, when RunsAsked > 0.
-	Runs      []db.RunSymptoms
-	RunsAsked int
-	LastCrawl *db.Crawl
-	// Problems counts the runs not read whole or read with problems;
-	// ProblemRuns lists the first maxProblemRuns of them.
-	Problems    db.ProblemCounts
-	ProblemRuns []db.RunProblem
-}
-
-// maxProblemRuns bounds the runs with problems that status lists.
-const maxProblemRuns = 20
-
-// LoadStatus reads what WriteStatus shows; runs is how many of the newest
-// runs with symptoms to list (none when 0).
-func LoadStatus(ctx context.Context, store *db.DB, runs int) (Status, error) {
-	s := Status{RunsAsked: runs}
-	var err error
-	if s.Jobs, err = store.Status(ctx); err != nil {
-		return s, err
-	}
-	if s.Symptoms, err = store.SymptomCounts(ctx); err != nil {
-		return s, err
-	}
-	if runs > 0 {
-		if s.Runs, err = store.RunsWithSymptoms(ctx, runs); err != nil {
-			return s, err
-		}
-	}
-	if s.Problems, s.ProblemRuns, err = store.RunProblems(ctx, maxProblemRuns); err != nil {
-		return s, err
-	}
-	c, ok, err := store.LastCrawl(ctx)
-	if err != nil {
-		return s, err
-	}
-	if ok {
-		s.LastCrawl = &c
-	}
-	return s, nil
-}
-
 // WriteStatus writes s as aligned tables.
-func WriteStatus(w io.Writer, s Status) error {
+func WriteStatus(w io.Writer, s analyze.Status) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tEDGE\tPLATFORM\tRUNS\tSUCCESS\tFAILURE\tABORTED\tERROR\tPENDING\tFLAKES\tNEWEST RUN")
 	for _, j := range s.Jobs {
@@ -129,7 +82,7 @@ func dashed(s string) string {
 
 // writeProblems lists the runs not read whole or read with problems, and
 // how to read again the runs given up on.
-func writeProblems(w io.Writer, s Status) error {
+func writeProblems(w io.Writer, s analyze.Status) error {
 	p := s.Problems
 	total := p.Unreadable + p.GivenUp + p.Malformed
 	if total == 0 {

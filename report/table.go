@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -35,7 +36,7 @@ type Options struct {
 }
 
 // Write renders d in format.
-func Write(w io.Writer, d Data, format string, opts Options) error {
+func Write(w io.Writer, d analyze.Table, format string, opts Options) error {
 	switch format {
 	case FormatTable, "":
 		return WriteTable(w, d, opts)
@@ -75,12 +76,12 @@ func verdictANSI(v string) string {
 // one rendering of a row's numbers. A rate comes with its 95 % Wilson
 // interval, each side with the dates of its first and last run and the
 // runs it left out because their upgrade never began; bounded is
-// Query.isBounded, for the reason of a row without a verdict.
+// Selection.Bounded, for the reason of a row without a verdict.
 func cells(v db.SymptomVerdict, bounded bool) []string {
 	return []string{v.Symptom, v.Key, v.Comparison,
-		v.SampleLabel, span(v.SampleFrom, v.SampleTo), strconv.Itoa(v.SampleRuns), strconv.Itoa(v.SampleHits),
+		v.SampleLabel, assess.Span(v.SampleFrom, v.SampleTo), strconv.Itoa(v.SampleRuns), strconv.Itoa(v.SampleHits),
 		rateCI(v.SampleHits, v.SampleRuns), strconv.Itoa(v.SampleLeftOut),
-		v.BasisLabel, span(v.BasisFrom, v.BasisTo), strconv.Itoa(v.BasisRuns), strconv.Itoa(v.BasisHits),
+		v.BasisLabel, assess.Span(v.BasisFrom, v.BasisTo), strconv.Itoa(v.BasisRuns), strconv.Itoa(v.BasisHits),
 		rateCI(v.BasisHits, v.BasisRuns), strconv.Itoa(v.BasisLeftOut),
 		pValue(v.P), verdictText(v, bounded)}
 }
@@ -97,8 +98,8 @@ func headers(scope string) []string {
 }
 
 // heading says what the rows compare.
-func heading(d Data) string {
-	switch d.Query.by() {
+func heading(d analyze.Table) string {
+	switch d.Query.Scope() {
 	case db.ScopeJob:
 		return "Symptoms by job: the last days against the weeks before (window comparison)."
 	case db.ScopePresubmit:
@@ -113,13 +114,13 @@ func heading(d Data) string {
 // first, with a heading and a count of verdicts. Rows with fewer counted
 // sample runs than the analysis's minimum are left out and counted in a
 // footer (shownRows).
-func WriteTable(w io.Writer, d Data, opts Options) error {
+func WriteTable(w io.Writer, d analyze.Table, opts Options) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, heading(d))
 	rows, hidden := shownRows(d)
 	if len(rows) == 0 {
 		if hidden > 0 {
-			fmt.Fprintf(bw, "No row has %d or more counted runs in the sample.\n%s\n", d.Query.options().MinRuns, hiddenRows(d, hidden))
+			fmt.Fprintf(bw, "No row has %d or more counted runs in the sample.\n%s\n", d.Query.Thresholds().MinRuns, hiddenRows(d, hidden))
 		} else {
 			fmt.Fprintln(bw, noVerdicts(d.Query))
 		}
@@ -130,9 +131,9 @@ func WriteTable(w io.Writer, d Data, opts Options) error {
 	// codes as width.
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(headers(d.Query.by()), "\t"))
+	fmt.Fprintln(tw, strings.Join(headers(d.Query.Scope()), "\t"))
 	for _, v := range rows {
-		fmt.Fprintln(tw, strings.Join(cells(v, d.Query.isBounded()), "\t"))
+		fmt.Fprintln(tw, strings.Join(cells(v, d.Query.Bounded()), "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -148,7 +149,7 @@ func WriteTable(w io.Writer, d Data, opts Options) error {
 		}
 		fmt.Fprintln(bw, line)
 	}
-	fmt.Fprintf(bw, "\n%s: %s. %s\n", plural(len(rows), "row"), counts(rows), countedRows(d))
+	fmt.Fprintf(bw, "\n%s: %s. %s\n", assess.Plural(len(rows), "row"), counts(rows), countedRows(d))
 	if h := hiddenRows(d, hidden); h != "" {
 		fmt.Fprintln(bw, h)
 	}
@@ -164,16 +165,8 @@ func rowVerdict(rows []db.SymptomVerdict, line int) string {
 	return rows[line-1].Verdict
 }
 
-// plural is "1 row", "2 rows".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // noVerdicts says why a report is empty.
-func noVerdicts(q Query) string {
+func noVerdicts(q analyze.TableQuery) string {
 	if !q.Since.IsZero() || !q.Until.IsZero() || q.Job != nil {
 		return "No counted run matches: " + bounded(q) + "."
 	}
@@ -181,7 +174,7 @@ func noVerdicts(q Query) string {
 }
 
 // bounded says which runs a page counts.
-func bounded(q Query) string {
+func bounded(q analyze.TableQuery) string {
 	s := "finished runs"
 	if q.Job != nil {
 		s += fmt.Sprintf(" of jobs matching %q", q.Job.String())
@@ -196,10 +189,10 @@ func bounded(q Query) string {
 }
 
 // countedRows says what the rows count, under the table.
-func countedRows(d Data) string {
+func countedRows(d analyze.Table) string {
 	s := "Counted: " + bounded(d.Query) + " whose upgrade began (LEFT OUT: the runs whose upgrade never began), in each rule's reach, " +
 		"read by its current version; presubmits only in their own scope."
-	if d.Query.by() == db.ScopeJob || d.Query.by() == db.ScopePresubmit {
+	if d.Query.Scope() == db.ScopeJob || d.Query.Scope() == db.ScopePresubmit {
 		s += " Windows: " + d.Window + "."
 	}
 	return s

@@ -3,11 +3,11 @@ package report
 import (
 	"bytes"
 	"cmp"
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -54,7 +54,7 @@ func TestReason(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := reason(tc.v, tc.bounded); got != tc.want {
+			if got := assess.Reason(tc.v, tc.bounded); got != tc.want {
 				t.Errorf("reason %q, want %q", got, tc.want)
 			}
 			want := cmp.Or(tc.want, tc.v.Verdict)
@@ -71,7 +71,7 @@ func TestReason(t *testing.T) {
 // JSON keep them.
 func TestMinRuns(t *testing.T) {
 	d := openFixture(t)
-	verdictOf := func(data Data, symptom, key string) string {
+	verdictOf := func(data analyze.Table, symptom, key string) string {
 		for _, v := range data.Rows {
 			if v.Symptom == symptom && v.Key == key {
 				return v.Verdict
@@ -79,7 +79,7 @@ func TestMinRuns(t *testing.T) {
 		}
 		return ""
 	}
-	def, five := load(t, d, Query{}), load(t, d, Query{Options: minRuns(5)})
+	def, five := load(t, d, analyze.TableQuery{}), load(t, d, analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}})
 	if got := verdictOf(def, "etcd-connection-refused", "4.12->4.13 minor"); got != analyze.VerdictInsufficient {
 		t.Errorf("24 runs against 6 with 10 needed: %q, want insufficient", got)
 	}
@@ -87,7 +87,7 @@ func TestMinRuns(t *testing.T) {
 		t.Errorf("24 runs against 6 with 5 needed: %q, want a verdict", got)
 	}
 	for _, tc := range []struct {
-		data   Data
+		data   analyze.Table
 		hidden int
 		footer string
 	}{
@@ -96,10 +96,10 @@ func TestMinRuns(t *testing.T) {
 	} {
 		shown, hidden := shownRows(tc.data)
 		if hidden != tc.hidden || len(shown)+hidden != len(tc.data.Rows) {
-			t.Errorf("min %d: %d shown, %d hidden of %d; want %d hidden", tc.data.Query.options().MinRuns, len(shown), hidden, len(tc.data.Rows), tc.hidden)
+			t.Errorf("min %d: %d shown, %d hidden of %d; want %d hidden", tc.data.Query.Thresholds().MinRuns, len(shown), hidden, len(tc.data.Rows), tc.hidden)
 		}
 		for _, v := range shown {
-			if v.SampleRuns < tc.data.Query.options().MinRuns {
+			if v.SampleRuns < tc.data.Query.Thresholds().MinRuns {
 				t.Errorf("shown: %s %s with %d sample runs", v.Symptom, v.Key, v.SampleRuns)
 			}
 		}
@@ -109,7 +109,7 @@ func TestMinRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := strings.Contains(b.String(), "Hidden: "); got != (tc.footer != "") || !strings.Contains(b.String(), tc.footer) {
-				t.Errorf("%s with min %d: want footer %q:\n%s", format, tc.data.Query.options().MinRuns, tc.footer, b.String())
+				t.Errorf("%s with min %d: want footer %q:\n%s", format, tc.data.Query.Thresholds().MinRuns, tc.footer, b.String())
 			}
 			if n := strings.Count(b.String(), "4.11->4.12 minor  release"); format == FormatTable && tc.hidden > 0 && n > 0 {
 				t.Errorf("%s: %d rows of the 6-run edge shown", format, n)
@@ -125,56 +125,10 @@ func TestMinRuns(t *testing.T) {
 	}
 	// Every row hidden: the table says so instead of an empty table.
 	var b bytes.Buffer
-	if err := WriteTable(&b, load(t, d, Query{Options: minRuns(1000)}), Options{}); err != nil {
+	if err := WriteTable(&b, load(t, d, analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(1000)}}), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "No row has 1000 or more counted runs in the sample.\nHidden: ") || strings.Contains(b.String(), "SYMPTOM") {
 		t.Errorf("every row hidden:\n%s", b.String())
 	}
-}
-
-// TestSummaryNamesEdges: "in short" names every edge where it is a
-// regression or that shows it in more than half of its runs, the highest
-// rate first, each with its numbers; half exactly is not most.
-func TestSummaryNamesEdges(t *testing.T) {
-	edge := func(key, basis, verdict string, hits, runs, basisHits, basisRuns int, p float64) db.SymptomVerdict {
-		return db.SymptomVerdict{Symptom: "s", Scope: db.ScopeEdge, Comparison: db.CompareRelease, Key: key, Verdict: verdict,
-			SampleLabel: key, SampleHits: hits, SampleRuns: runs, SampleRate: float64(hits) / float64(runs),
-			BasisLabel: basis, BasisHits: basisHits, BasisRuns: basisRuns, BasisRate: rateOrNaN(basisHits, basisRuns), P: p}
-	}
-	edges := []db.SymptomVerdict{
-		edge("4.13->4.14 minor", "4.12->4.13 minor", analyze.VerdictRegression, 6, 14, 0, 14, 0.008),
-		edge("4.14 micro-downgrade", "4.13 micro-downgrade", analyze.VerdictInsufficient, 5, 6, 0, 0, math.NaN()),
-		edge("4.14 micro", "4.13 micro", analyze.VerdictFlake, 7, 10, 6, 10, 0.5),
-		edge("4.15 micro", "4.14 micro", analyze.VerdictFlake, 5, 10, 4, 10, 0.5),
-		edge("4.16 micro", "4.15 micro", analyze.VerdictRegression, 20, 100, 2, 100, 0.0001),
-	}
-	sortRows(edges)
-	got := summary(Assessment{}, edges, 10, false)
-	want := "Most runs of 4.14 micro-downgrade show it: 83% (5/6, 95% CI 44-97%), with no basis to compare with: 4.13 micro-downgrade never ran; " +
-		"most runs of 4.14 micro show it: 70% (7/10, 95% CI 40-89%), not significantly more than 60% on 4.13 micro (6/10, p = 0.5); " +
-		"a regression on 4.13->4.14 minor: 43% of runs (6/14, 95% CI 21-67%) against 0% (0/14, 95% CI 0-22%) on 4.12->4.13 minor, p = 0.008; " +
-		"a regression on 4.16 micro: 20% of runs (20/100, 95% CI 13-29%) against 2% (2/100, 95% CI 1-7%) on 4.15 micro, p < 0.001."
-	if got != want {
-		t.Errorf("summary\n%s\nwant\n%s", got, want)
-	}
-	// Without a regression the comparisons' conclusion follows.
-	var downgrade []db.SymptomVerdict
-	for _, v := range edges {
-		if v.Key == "4.14 micro-downgrade" {
-			downgrade = append(downgrade, v)
-		}
-	}
-	got = summary(Assessment{Impact: Impact{RunsWith: 5}}, downgrade, 10, false)
-	if want := "Most runs of 4.14 micro-downgrade show it: 83% (5/6, 95% CI 44-97%), with no basis to compare with: 4.13 micro-downgrade never ran. " +
-		"Not enough runs to say whether it is a regression."; got != want {
-		t.Errorf("summary\n%s\nwant\n%s", got, want)
-	}
-}
-
-func rateOrNaN(hits, runs int) float64 {
-	if runs == 0 {
-		return math.NaN()
-	}
-	return float64(hits) / float64(runs)
 }

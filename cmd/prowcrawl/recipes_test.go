@@ -157,7 +157,7 @@ type reportRow struct {
 	SampleLeftOut int      `json:"sample_left_out"`
 }
 
-// seconds is a distribution of the assessment (report/assess_numbers.go).
+// seconds is a distribution of the assessment (assess/numbers.go).
 type seconds struct {
 	Runs   int      `json:"runs"`
 	Median *float64 `json:"median_s"`
@@ -166,7 +166,7 @@ type seconds struct {
 }
 
 // assessment is the part of `report --assess SYMPTOM --format json`
-// (report/assess.go) that the recipes answer too.
+// (assess/assess.go) that the recipes answer too.
 type assessment struct {
 	Impacted struct {
 		Edges []struct {

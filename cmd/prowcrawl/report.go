@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/report"
 )
@@ -64,7 +65,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	o.minRunsSet = fs.Changed("min-runs")
-	var q report.Query
+	var q analyze.TableQuery
 	var since time.Time
 	var err error
 	if o.Changes {
@@ -95,13 +96,13 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return report.WriteChanges(w, c, o.Format, time.Now())
 		}
 		if o.Assess != "" {
-			in, err := report.LoadAssessment(ctx, store, q, o.MinRuns)
+			in, err := analyze.LoadSymptom(ctx, store, q.Symptom, q.Selection)
 			if err != nil {
 				return loadError(err)
 			}
-			return report.WriteAssessment(w, report.Assess(in), o.Format)
+			return report.WriteAssessment(w, assess.Assess(in), o.Format)
 		}
-		data, err := report.Load(ctx, store, q)
+		data, err := analyze.LoadTable(ctx, store, q)
 		if err != nil {
 			return loadError(err)
 		}
@@ -114,9 +115,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return writeFile(o.Out, func(w io.Writer) error { return render(w, false) })
 }
 
-// query validates the options and turns them into a report.Query.
-func (o reportOptions) query(now time.Time) (report.Query, error) {
-	q := report.Query{By: o.By, Symptom: o.Symptom, Options: analyze.DefaultOptions()}
+// query validates the options and turns them into an analyze.TableQuery.
+func (o reportOptions) query(now time.Time) (analyze.TableQuery, error) {
+	q := analyze.TableQuery{By: o.By, Symptom: o.Symptom, Selection: analyze.Selection{Options: analyze.DefaultOptions()}}
 	if o.MinRuns < 1 {
 		return q, usagef("--min-runs %d: a verdict needs at least 1 counted run", o.MinRuns)
 	}
@@ -180,7 +181,7 @@ func (o reportOptions) changesQuery(now time.Time) (time.Time, error) {
 
 // loadError makes a symptom or job the database does not know a usage error.
 func loadError(err error) error {
-	if errors.Is(err, report.ErrUnknownSymptom) || errors.Is(err, report.ErrNoJob) {
+	if errors.Is(err, analyze.ErrUnknownSymptom) || errors.Is(err, analyze.ErrNoJob) {
 		return usageError{err}
 	}
 	return err

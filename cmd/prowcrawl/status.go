@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/report"
 )
 
@@ -31,7 +32,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer store.Close()
-	s, err := report.LoadStatus(ctx, store, runs)
+	s, err := analyze.LoadStatus(ctx, store, runs)
 	if err != nil {
 		return err
 	}

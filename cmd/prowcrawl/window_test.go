@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
-	"github.com/openshift-eng/prowcrawl/report"
+	"github.com/openshift-eng/prowcrawl/assess"
 )
 
 // windowCounter counts in SQL, from the view of every run's population
@@ -152,7 +152,7 @@ func TestReportSinceCounts(t *testing.T) {
 	}
 
 	// The assessment of the same window.
-	var a report.Assessment
+	var a assess.Assessment
 	if err := json.Unmarshal([]byte(runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--since", since, "--format", "json")), &a); err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +163,8 @@ func TestReportSinceCounts(t *testing.T) {
 		}
 	}
 	for _, f := range a.Regression.Edges {
-		if f.SampleRuns != w.count("edge", f.Sample, cross, false, false) || f.SampleHits != w.count("edge", f.Sample, cross, true, false) ||
-			f.BasisRuns != w.count("edge", f.Basis, cross, false, false) || f.BasisHits != w.count("edge", f.Basis, cross, true, false) {
+		if f.SampleRuns != w.count("edge", f.SampleLabel, cross, false, false) || f.SampleHits != w.count("edge", f.SampleLabel, cross, true, false) ||
+			f.BasisRuns != w.count("edge", f.BasisLabel, cross, false, false) || f.BasisHits != w.count("edge", f.BasisLabel, cross, true, false) {
 			t.Errorf("is it a regression, %s: %d/%d against %d/%d; SQL counts differ", f.Key, f.SampleHits, f.SampleRuns, f.BasisHits, f.BasisRuns)
 		}
 		if f.Verdict == "regression" && !strings.Contains(a.Summary, fmt.Sprintf("(%d/%d", f.SampleHits, f.SampleRuns)) {
@@ -205,7 +205,7 @@ WHERE symptom_id = 'pod-network-cross-node' AND started_at >= ?`,
 			compared[c.Edge] = true
 			for _, side := range []struct {
 				edge     string
-				got      report.Seconds
+				got      assess.Seconds
 				from, to string
 			}{{c.Edge, c.Sample, c.SampleFrom, c.SampleTo}, {c.Basis, c.BasisS, c.BasisFrom, c.BasisTo}} {
 				secs, first, last := w.disruption(side.edge, b.Backend)

@@ -1,4 +1,4 @@
-package report
+package assess
 
 import (
 	"cmp"
@@ -32,8 +32,9 @@ type Assessment struct {
 	Remediation Remediation `json:"how_involved_is_remediation"`
 	Regression  Regression  `json:"is_it_a_regression"`
 	Flake       Flake       `json:"does_it_look_like_a_flake"`
-	// blocked are the drafts of FormatBlockedEdges.
-	blocked []BlockedEdge
+	// Blocked are the drafts of the blocked-edges documents: one per
+	// target release of the edges where it is a regression.
+	Blocked []BlockedEdge `json:"-"`
 }
 
 // Impacted answers "who is impacted": the edges and variants showing the
@@ -138,35 +139,18 @@ type Regression struct {
 	Tracked []string `json:"tracked"`
 }
 
-// Finding is one comparison of a sample with its basis, in words.
+// Finding is one comparison of a sample with its basis, in words: the
+// numbers of its Row, under the assessment's names.
 type Finding struct {
-	Key        string   `json:"key"`
-	Comparison string   `json:"comparison"`
-	Sample     string   `json:"sample_label"`
-	SampleRuns int      `json:"sample_runs"`
-	SampleHits int      `json:"sample_hits"`
-	SampleRate *float64 `json:"sample_rate"`
-	Basis      string   `json:"basis_label"`
-	BasisRuns  int      `json:"basis_runs"`
-	BasisHits  int      `json:"basis_hits"`
-	BasisRate  *float64 `json:"basis_rate"`
-	PValue     *float64 `json:"p_value"`
-	Verdict    string   `json:"verdict"`
+	Key        string `json:"key"`
+	Comparison string `json:"comparison"`
+	Sides
+	PValue  *float64 `json:"p_value"`
+	Verdict string   `json:"verdict"`
 	// Reason says why the verdict is insufficient (see Row.Reason).
 	Reason string `json:"reason"`
 	Text   string `json:"text"`
-	// The rates' 95 % Wilson intervals, the dates (RFC 3339) of the first
-	// and last run of each side, and the runs each left out.
-	SampleRateLow  *float64 `json:"sample_rate_low"`
-	SampleRateHigh *float64 `json:"sample_rate_high"`
-	BasisRateLow   *float64 `json:"basis_rate_low"`
-	BasisRateHigh  *float64 `json:"basis_rate_high"`
-	SampleFrom     string   `json:"sample_from"`
-	SampleTo       string   `json:"sample_to"`
-	BasisFrom      string   `json:"basis_from"`
-	BasisTo        string   `json:"basis_to"`
-	SampleLeftOut  int      `json:"sample_left_out"`
-	BasisLeftOut   int      `json:"basis_left_out"`
+	Margins
 }
 
 // Flake answers "does it look like a flake": whether it is intermittent,
@@ -205,7 +189,7 @@ const (
 const examples = 5
 
 // Assess answers the UpgradeBlocker questions from in.
-func Assess(in AssessInput) Assessment {
+func Assess(in analyze.SymptomNumbers) Assessment {
 	minRuns := cmp.Or(in.MinRuns, analyze.DefaultOptions().MinRuns)
 	a := Assessment{SymptomID: in.Symptom.ID, Title: in.Symptom.Title, Description: in.Symptom.Description, Bug: in.Symptom.Bug}
 
@@ -220,9 +204,9 @@ func Assess(in AssessInput) Assessment {
 			jobWindows = append(jobWindows, v)
 		}
 	}
-	sortRows(edges)
-	sortRows(variants)
-	sortRows(jobWindows)
+	analyze.SortVerdicts(edges)
+	analyze.SortVerdicts(variants)
+	analyze.SortVerdicts(jobWindows)
 
 	regressed := map[string]bool{}
 	block := []string{}
@@ -263,19 +247,19 @@ func Assess(in AssessInput) Assessment {
 			Text: fmt.Sprintf("%s: failed in %d of the %d runs", t.Name, t.Runs, a.Impact.RunsWith)})
 	}
 	a.Remediation = remediation(in.Extras)
-	a.Regression = regression(edges, variants, in.bounded())
+	a.Regression = regression(edges, variants, in.Bounded())
 	a.Regression.Tracked = lifecycleWords(in.Extras.Regressions)
 	if a.Regression.Tracked == nil {
 		a.Regression.Tracked = []string{}
 	}
 	a.Flake = flake(in, edges, jobWindows)
-	a.Summary = summary(a, edges, minRuns, in.bounded())
-	a.blocked = blockedEdges(in, a)
+	a.Summary = summary(a, edges, minRuns, in.Bounded())
+	a.Blocked = blockedEdges(in, a)
 	return a
 }
 
 // counted says which runs were counted.
-func counted(in AssessInput) string {
+func counted(in analyze.SymptomNumbers) string {
 	s := "every finished run stored"
 	if in.Job != "" {
 		s = fmt.Sprintf("the finished runs of jobs matching %q", in.Job)
@@ -293,8 +277,8 @@ func counted(in AssessInput) string {
 func share(r db.SymptomRate, minRuns int) Share {
 	lo, hi := analyze.Wilson(r.RunsWith, r.FinishedRuns)
 	s := Share{Key: r.Key, FinishedRuns: r.FinishedRuns, RunsWith: r.RunsWith, FailedWith: r.FailedWith,
-		PassedWith: r.PassedWith, Rate: round6(r.Rate), RateLow: round6(lo), RateHigh: round6(hi),
-		LeftOut: r.LeftOut, From: rfc3339(r.First), To: rfc3339(r.Last), FewRuns: r.FinishedRuns < minRuns}
+		PassedWith: r.PassedWith, Rate: Round6(r.Rate), RateLow: Round6(lo), RateHigh: Round6(hi),
+		LeftOut: r.LeftOut, From: RFC3339(r.First), To: RFC3339(r.Last), FewRuns: r.FinishedRuns < minRuns}
 	if r.Jobs == 1 {
 		s.OnlyJob = r.OnlyJob
 	}
@@ -303,11 +287,11 @@ func share(r db.SymptomRate, minRuns int) Share {
 		left = fmt.Sprintf("; %d more left out: their upgrade never began", r.LeftOut)
 	}
 	if r.RunsWith == 0 {
-		s.Text = fmt.Sprintf("%s (0/%d, %s%s)", r.Key, r.FinishedRuns, interval0(0, r.FinishedRuns), left)
+		s.Text = fmt.Sprintf("%s (0/%d, %s%s)", r.Key, r.FinishedRuns, Interval(0, r.FinishedRuns), left)
 		return s
 	}
-	s.Text = fmt.Sprintf("%s: %s of finished runs (%d/%d, %s, %s%s", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns,
-		interval0(r.RunsWith, r.FinishedRuns), span(r.First, r.Last), left)
+	s.Text = fmt.Sprintf("%s: %s of finished runs (%d/%d, %s, %s%s", r.Key, Percent(r.Rate), r.RunsWith, r.FinishedRuns,
+		Interval(r.RunsWith, r.FinishedRuns), Span(r.First, r.Last), left)
 	if s.FewRuns {
 		s.Text += "; too few runs to rely on"
 	}
@@ -381,7 +365,7 @@ func impacted(rates []db.SymptomRate, minRuns int, block []string, variants []db
 	return im
 }
 
-func impact(in AssessInput, regressed map[string]bool) Impact {
+func impact(in analyze.SymptomNumbers, regressed map[string]bool) Impact {
 	var im Impact
 	jobs := map[string]bool{}
 	for _, r := range in.Rates {
@@ -399,10 +383,10 @@ func impact(in AssessInput, regressed map[string]bool) Impact {
 		}
 	}
 	if im.FailedRuns > 0 {
-		im.ShareOfFailures = round6(float64(im.FailedWith) / float64(im.FailedRuns))
+		im.ShareOfFailures = Round6(float64(im.FailedWith) / float64(im.FailedRuns))
 	}
 	lo, hi := analyze.Wilson(im.RunsWith, im.FinishedRuns)
-	im.RateLow, im.RateHigh = round6(lo), round6(hi)
+	im.RateLow, im.RateHigh = Round6(lo), Round6(hi)
 	switch {
 	case im.FinishedRuns == 0:
 		im.Text = "No finished runs are stored."
@@ -410,7 +394,7 @@ func impact(in AssessInput, regressed map[string]bool) Impact {
 		im.Text = fmt.Sprintf("None of %d finished runs showed it.", im.FinishedRuns)
 	default:
 		im.Text = fmt.Sprintf("%d of %d finished runs showed it (%s, %s): %d failed and %d passed anyway.",
-			im.RunsWith, im.FinishedRuns, pct0(float64(im.RunsWith)/float64(im.FinishedRuns)), interval0(im.RunsWith, im.FinishedRuns),
+			im.RunsWith, im.FinishedRuns, Percent(float64(im.RunsWith)/float64(im.FinishedRuns)), Interval(im.RunsWith, im.FinishedRuns),
 			im.FailedWith, im.PassedWith)
 		if len(jobs) == 1 {
 			for j := range jobs {
@@ -419,7 +403,7 @@ func impact(in AssessInput, regressed map[string]bool) Impact {
 		}
 		if im.FailedRuns > 0 {
 			im.Text += fmt.Sprintf(" It is in %d of the %d failed runs (%s).",
-				im.FailedWith, im.FailedRuns, pct0(float64(im.FailedWith)/float64(im.FailedRuns)))
+				im.FailedWith, im.FailedRuns, Percent(float64(im.FailedWith)/float64(im.FailedRuns)))
 		}
 	}
 	if im.LeftOut > 0 {
@@ -473,14 +457,9 @@ func runFile(e db.Evidence) string {
 }
 
 func finding(v db.SymptomVerdict, bounded bool) Finding {
-	r := rowOf(v, bounded)
-	return Finding{Key: v.Key, Comparison: v.Comparison, Sample: v.SampleLabel, SampleRuns: v.SampleRuns,
-		SampleHits: v.SampleHits, SampleRate: round6(v.SampleRate), Basis: v.BasisLabel, BasisRuns: v.BasisRuns,
-		BasisHits: v.BasisHits, BasisRate: round6(v.BasisRate), PValue: round6(v.P), Verdict: v.Verdict,
-		Reason: r.Reason, Text: releaseWords(v, bounded),
-		SampleRateLow: r.SampleRateLow, SampleRateHigh: r.SampleRateHigh, BasisRateLow: r.BasisRateLow, BasisRateHigh: r.BasisRateHigh,
-		SampleFrom: r.SampleFrom, SampleTo: r.SampleTo, BasisFrom: r.BasisFrom, BasisTo: r.BasisTo,
-		SampleLeftOut: v.SampleLeftOut, BasisLeftOut: v.BasisLeftOut}
+	r := RowOf(v, bounded)
+	return Finding{Key: v.Key, Comparison: v.Comparison, Sides: r.Sides, PValue: r.PValue, Verdict: v.Verdict,
+		Reason: r.Reason, Text: releaseWords(v, bounded), Margins: r.Margins}
 }
 
 // sides is "S 43% (6/14, 95% CI 21-67%, 2026-11-02..2026-11-28) against B
@@ -490,7 +469,7 @@ func sides(v db.SymptomVerdict) string {
 		if runs == 0 {
 			return "(no runs)"
 		}
-		s := fmt.Sprintf("%s (%d/%d, %s, %s", pct0(float64(hits)/float64(runs)), hits, runs, interval0(hits, runs), span(from, to))
+		s := fmt.Sprintf("%s (%d/%d, %s, %s", Percent(float64(hits)/float64(runs)), hits, runs, Interval(hits, runs), Span(from, to))
 		if left > 0 {
 			s += fmt.Sprintf("; %d left out", left)
 		}
@@ -504,15 +483,15 @@ func sides(v db.SymptomVerdict) string {
 func releaseWords(v db.SymptomVerdict, bounded bool) string {
 	switch v.Verdict {
 	case analyze.VerdictRegression:
-		return fmt.Sprintf("Yes: %s, %s", sides(v), pPhrase(v.P))
+		return fmt.Sprintf("Yes: %s, %s", sides(v), PPhrase(v.P))
 	case analyze.VerdictNew:
-		return fmt.Sprintf("Not yet significant, but new: %s, %s. It was absent one release earlier: watch it", sides(v), pPhrase(v.P))
+		return fmt.Sprintf("Not yet significant, but new: %s, %s. It was absent one release earlier: watch it", sides(v), PPhrase(v.P))
 	case analyze.VerdictFlake:
-		return fmt.Sprintf("No: not significantly more frequent than one release earlier (%s, %s)", sides(v), pPhrase(v.P))
+		return fmt.Sprintf("No: not significantly more frequent than one release earlier (%s, %s)", sides(v), PPhrase(v.P))
 	case analyze.VerdictPersistent:
-		return fmt.Sprintf("No: nearly every run shows it, and not significantly more than before (%s, %s)", sides(v), pPhrase(v.P))
+		return fmt.Sprintf("No: nearly every run shows it, and not significantly more than before (%s, %s)", sides(v), PPhrase(v.P))
 	case analyze.VerdictImproved:
-		return fmt.Sprintf("No, it improved: %s, %s", sides(v), pPhrase(v.P))
+		return fmt.Sprintf("No, it improved: %s, %s", sides(v), PPhrase(v.P))
 	case analyze.VerdictNone:
 		return fmt.Sprintf("No: no run shows it (%s)", sides(v))
 	}
@@ -568,15 +547,15 @@ func windowWords(v db.SymptomVerdict) string {
 	var what string
 	switch v.Verdict {
 	case analyze.VerdictRegression:
-		what = "more often than before, significantly (" + pPhrase(v.P) + ")"
+		what = "more often than before, significantly (" + PPhrase(v.P) + ")"
 	case analyze.VerdictNew:
-		what = "new in the last days, not yet significant (" + pPhrase(v.P) + ")"
+		what = "new in the last days, not yet significant (" + PPhrase(v.P) + ")"
 	case analyze.VerdictFlake:
-		what = "as often as before (" + pPhrase(v.P) + ")"
+		what = "as often as before (" + PPhrase(v.P) + ")"
 	case analyze.VerdictPersistent:
 		what = "in nearly every run"
 	case analyze.VerdictImproved:
-		what = "less often than before (" + pPhrase(v.P) + ")"
+		what = "less often than before (" + PPhrase(v.P) + ")"
 	case analyze.VerdictNone:
 		what = "not in the last days"
 	default:
@@ -589,12 +568,12 @@ func windowWords(v db.SymptomVerdict) string {
 		if runs == 0 {
 			return "no runs"
 		}
-		return fmt.Sprintf("%s (%d/%d, %s)", pct0(float64(hits)/float64(runs)), hits, runs, interval0(hits, runs))
+		return fmt.Sprintf("%s (%d/%d, %s)", Percent(float64(hits)/float64(runs)), hits, runs, Interval(hits, runs))
 	}
 	return fmt.Sprintf("%s: %s against %s: %s", v.Key, side(v.SampleHits, v.SampleRuns), side(v.BasisHits, v.BasisRuns), what)
 }
 
-func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
+func flake(in analyze.SymptomNumbers, edges, jobWindows []db.SymptomVerdict) Flake {
 	f := Flake{Edges: []Intermittency{}, Jobs: []Finding{}}
 	persistent := cmp.Or(analyze.DefaultOptions().Persistent, 90) / 100
 	type weeks struct{ runs, hits int }
@@ -619,14 +598,14 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 	ranked(rates)
 	intermittent, always := false, false
 	for _, r := range rates {
-		it := Intermittency{Edge: r.Key, Rate: round6(r.Rate)}
+		it := Intermittency{Edge: r.Key, Rate: Round6(r.Rate)}
 		how := "intermittent"
 		if r.Rate >= persistent {
 			how, always = "in nearly every run", true
 		} else {
 			intermittent = true
 		}
-		it.Text = fmt.Sprintf("%s: %s of runs (%d/%d, %s)", r.Key, pct0(r.Rate), r.RunsWith, r.FinishedRuns, interval0(r.RunsWith, r.FinishedRuns))
+		it.Text = fmt.Sprintf("%s: %s of runs (%d/%d, %s)", r.Key, Percent(r.Rate), r.RunsWith, r.FinishedRuns, Interval(r.RunsWith, r.FinishedRuns))
 		if w := byEdge[r.Key]; w != nil {
 			it.WeeksWithRuns, it.WeeksWithHits = w.runs, w.hits
 			it.Text += fmt.Sprintf(", in %d of %d weekly points (weeks with fewer than %d runs merged)", w.hits, w.runs, analyze.MinWeekRuns)
@@ -642,7 +621,7 @@ func flake(in AssessInput, edges, jobWindows []db.SymptomVerdict) Flake {
 			f.QuietJobs++
 			continue
 		}
-		j := finding(v, in.bounded())
+		j := finding(v, in.Bounded())
 		j.Text = windowWords(v)
 		f.Jobs = append(f.Jobs, j)
 	}
@@ -733,7 +712,7 @@ func mostShown(edges []db.SymptomVerdict) []db.SymptomVerdict {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b db.SymptomVerdict) int {
-		return cmp.Or(-cmpNaNLast(a.SampleRate, b.SampleRate), -cmp.Compare(a.SampleRuns, b.SampleRuns), cmp.Compare(a.Key, b.Key))
+		return cmp.Or(-analyze.CompareNaNLast(a.SampleRate, b.SampleRate), -cmp.Compare(a.SampleRuns, b.SampleRuns), cmp.Compare(a.Key, b.Key))
 	})
 	return out
 }
@@ -744,15 +723,15 @@ func mostShown(edges []db.SymptomVerdict) []db.SymptomVerdict {
 func edgeClause(v db.SymptomVerdict, minRuns int, bounded bool) string {
 	if v.Verdict == analyze.VerdictRegression {
 		return fmt.Sprintf("a regression on %s: %s of runs (%d/%d, %s) against %s (%d/%d, %s) on %s, %s",
-			v.Key, pct0(v.SampleRate), v.SampleHits, v.SampleRuns, interval0(v.SampleHits, v.SampleRuns),
-			pct0(v.BasisRate), v.BasisHits, v.BasisRuns, interval0(v.BasisHits, v.BasisRuns), v.BasisLabel, pPhrase(v.P))
+			v.Key, Percent(v.SampleRate), v.SampleHits, v.SampleRuns, Interval(v.SampleHits, v.SampleRuns),
+			Percent(v.BasisRate), v.BasisHits, v.BasisRuns, Interval(v.BasisHits, v.BasisRuns), v.BasisLabel, PPhrase(v.P))
 	}
-	s := fmt.Sprintf("most runs of %s show it: %s (%d/%d, %s)", v.Key, pct0(v.SampleRate), v.SampleHits, v.SampleRuns,
-		interval0(v.SampleHits, v.SampleRuns))
-	basis := fmt.Sprintf("%s on %s (%d/%d, %s)", pct0(v.BasisRate), v.BasisLabel, v.BasisHits, v.BasisRuns, pPhrase(v.P))
+	s := fmt.Sprintf("most runs of %s show it: %s (%d/%d, %s)", v.Key, Percent(v.SampleRate), v.SampleHits, v.SampleRuns,
+		Interval(v.SampleHits, v.SampleRuns))
+	basis := fmt.Sprintf("%s on %s (%d/%d, %s)", Percent(v.BasisRate), v.BasisLabel, v.BasisHits, v.BasisRuns, PPhrase(v.P))
 	switch v.Verdict {
 	case analyze.VerdictNew:
-		return s + fmt.Sprintf(", absent on %s (0/%d), not yet significant (%s): new, watch it", v.BasisLabel, v.BasisRuns, pPhrase(v.P))
+		return s + fmt.Sprintf(", absent on %s (0/%d), not yet significant (%s): new, watch it", v.BasisLabel, v.BasisRuns, PPhrase(v.P))
 	case analyze.VerdictPersistent:
 		return s + ", not significantly more than " + basis + ": persistent"
 	case analyze.VerdictFlake:
@@ -802,12 +781,12 @@ func verdictSummary(a Assessment, edges []db.SymptomVerdict) string {
 	}
 	if v, n := first(analyze.VerdictRegression); n > 0 {
 		return fmt.Sprintf("A regression on %s%s: %s of runs (%d/%d, %s) against %s (%d/%d, %s) on %s, %s.",
-			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, interval0(v.SampleHits, v.SampleRuns),
-			pct0(v.BasisRate), v.BasisHits, v.BasisRuns, interval0(v.BasisHits, v.BasisRuns), v.BasisLabel, pPhrase(v.P))
+			v.Key, more(n), Percent(v.SampleRate), v.SampleHits, v.SampleRuns, Interval(v.SampleHits, v.SampleRuns),
+			Percent(v.BasisRate), v.BasisHits, v.BasisRuns, Interval(v.BasisHits, v.BasisRuns), v.BasisLabel, PPhrase(v.P))
 	}
 	if v, n := first(analyze.VerdictNew); n > 0 {
 		return fmt.Sprintf("New on %s%s: %s of runs (%d/%d), absent on %s (0/%d), not yet significant (%s): watch it.",
-			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, v.BasisLabel, v.BasisRuns, pPhrase(v.P))
+			v.Key, more(n), Percent(v.SampleRate), v.SampleHits, v.SampleRuns, v.BasisLabel, v.BasisRuns, PPhrase(v.P))
 	}
 	if _, n := first(analyze.VerdictPersistent); n > 0 {
 		return "Persistent: nearly every run shows it, as one release earlier; not a regression."
@@ -817,7 +796,7 @@ func verdictSummary(a Assessment, edges []db.SymptomVerdict) string {
 	}
 	if v, n := first(analyze.VerdictImproved); n > 0 {
 		return fmt.Sprintf("Improved on %s%s: %s of runs (%d/%d) against %s (%d/%d) on %s, %s; not a regression.",
-			v.Key, more(n), pct0(v.SampleRate), v.SampleHits, v.SampleRuns, pct0(v.BasisRate), v.BasisHits, v.BasisRuns, v.BasisLabel, pPhrase(v.P))
+			v.Key, more(n), Percent(v.SampleRate), v.SampleHits, v.SampleRuns, Percent(v.BasisRate), v.BasisHits, v.BasisRuns, v.BasisLabel, PPhrase(v.P))
 	}
 	if a.Impact.RunsWith == 0 {
 		return "No finished run shows it."
@@ -831,7 +810,7 @@ func flakePs(edges []db.SymptomVerdict) string {
 	var ps []string
 	for _, v := range edges {
 		if v.Verdict == analyze.VerdictFlake {
-			ps = append(ps, pPhrase(v.P)+" on "+v.Key)
+			ps = append(ps, PPhrase(v.P)+" on "+v.Key)
 		}
 	}
 	return strings.Join(ps, ", ")

@@ -1,9 +1,9 @@
-package report
+package assess
 
 import (
 	"cmp"
-	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -13,60 +13,8 @@ import (
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
-// AssessExtras are the numbers of the runs themselves that the assessment
-// answers "what is the impact" and "how involved is remediation" with.
-type AssessExtras struct {
-	// Runs are the finished runs showing the symptom, oldest first.
-	Runs []db.SymptomRun
-	// FromVersions count the runs of every edge, platform and from-version.
-	FromVersions []db.EdgeFromVersion
-	// Disruption is every counted run's disruption on the edges that show
-	// it (presubmits are on no edge).
-	Disruption []db.DisruptionSample
-	// Stats are the disruption comparisons of the edges, computed for the
-	// same runs (each edge against the same edge one release earlier).
-	Stats []db.DisruptionStat
-	// FailedTests failed in the runs showing it, the most often first.
-	FailedTests []db.TestFailedWith
-	// Regressions are the symptom's rows of the regressions table.
-	Regressions []db.Regression
-}
-
-// failedTestsShown is how many tests that failed with a symptom the
-// assessment names.
-const failedTestsShown = 5
-
 // backendsShown is how many backends' disruption the assessment shows.
 const backendsShown = 6
-
-// loadAssessExtras reads the rest of the runs' own numbers for the runs
-// within b (the page's bounds: every number of the assessment counts the
-// same runs) into x, whose Runs and Disruption are read; stats are the
-// disruption comparisons computed for them.
-func loadAssessExtras(ctx context.Context, store *db.DB, q Query, b db.Bounds, x *AssessExtras, stats []db.DisruptionStat) error {
-	var err error
-	if x.FromVersions, err = store.EdgeFromVersionsOf(ctx, x.Runs, b); err != nil {
-		return err
-	}
-	for _, st := range stats {
-		if st.Scope == db.ScopeEdge && st.Comparison == db.CompareRelease {
-			x.Stats = append(x.Stats, st)
-		}
-	}
-	if x.FailedTests, err = store.TestsFailedWith(ctx, q.Symptom, b, failedTestsShown); err != nil {
-		return err
-	}
-	regs, err := store.Regressions(ctx, "")
-	if err != nil {
-		return err
-	}
-	for _, r := range regs {
-		if r.Symptom == q.Symptom {
-			x.Regressions = append(x.Regressions, r)
-		}
-	}
-	return nil
-}
 
 // Seconds is a distribution of seconds per run, for JSON: nil statistics
 // when there are no runs.
@@ -78,7 +26,7 @@ type Seconds struct {
 }
 
 func seconds(d analyze.Distribution) Seconds {
-	return Seconds{Runs: d.Runs, Median: round6(d.Median), P95: round6(d.P95), Max: round6(d.Max)}
+	return Seconds{Runs: d.Runs, Median: Round6(d.Median), P95: Round6(d.P95), Max: Round6(d.Max)}
 }
 
 // BackendImpact is one backend's disruption in the runs that showed the
@@ -156,8 +104,8 @@ func durationWords(s float64) string {
 	return fmt.Sprintf("%d h %d min", h, int((d%time.Hour)/time.Minute))
 }
 
-// secondsWords is "median 2 s, P95 9 s, worst 14 s over 6 runs".
-func secondsWords(d analyze.Distribution) string {
+// SecondsWords is "median 2 s, P95 9 s, worst 14 s over 6 runs".
+func SecondsWords(d analyze.Distribution) string {
 	if d.Runs == 0 {
 		return "no runs"
 	}
@@ -165,15 +113,7 @@ func secondsWords(d analyze.Distribution) string {
 	if d.Runs == 1 {
 		runs = "run"
 	}
-	return fmt.Sprintf("median %s, P95 %s, worst %s over %d %s", secsShort(d.Median), secsShort(d.P95), secsShort(d.Max), d.Runs, runs)
-}
-
-// secsShort is seconds with at most one decimal: "2 s", "1.5 s".
-func secsShort(s float64) string {
-	if math.IsNaN(s) {
-		return "-"
-	}
-	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", s), "0"), ".") + " s"
+	return fmt.Sprintf("median %s, P95 %s, worst %s over %d %s", Secs(d.Median), Secs(d.P95), Secs(d.Max), d.Runs, runs)
 }
 
 // backendImpacts compares each backend's disruption in the runs showing
@@ -181,7 +121,7 @@ func secsShort(s float64) string {
 // backends the symptomatic runs saw disrupted, the worst first; and for
 // each of edges (those showing it, the regressed first) against the same
 // edge one release earlier.
-func backendImpacts(x AssessExtras, edges []string) []BackendImpact {
+func backendImpacts(x analyze.RunNumbers, edges []string) []BackendImpact {
 	type pair struct{ with, without []float64 }
 	by := map[string]*pair{}
 	for _, s := range x.Disruption {
@@ -209,23 +149,23 @@ func backendImpacts(x AssessExtras, edges []string) []BackendImpact {
 			continue
 		}
 		b := BackendImpact{Backend: backend, With: seconds(with), Without: seconds(without)}
-		b.Text = fmt.Sprintf("%s: %s in the runs showing it; %s in the other runs of the same edges", backend, secondsWords(with), secondsWords(without))
+		b.Text = fmt.Sprintf("%s: %s in the runs showing it; %s in the other runs of the same edges", backend, SecondsWords(with), SecondsWords(without))
 		for _, st := range stats {
 			if st.Backend != backend || st.Comparison != db.CompareRelease || !slices.Contains(edges, st.Key) {
 				continue
 			}
 			b.Release = append(b.Release, ReleaseDisruption{Edge: st.Key, Basis: st.BasisLabel,
-				Sample:   Seconds{Runs: st.SampleRuns, Median: round6(st.SampleMedian), P95: round6(st.SampleP95), Max: round6(st.SampleMax)},
-				BasisS:   Seconds{Runs: st.BasisRuns, Median: round6(st.BasisMedian), P95: round6(st.BasisP95), Max: round6(st.BasisMax)},
-				P95Delta: round6(st.P95Delta), Verdict: st.Verdict,
-				SampleFrom: rfc3339(st.SampleFrom), SampleTo: rfc3339(st.SampleTo), BasisFrom: rfc3339(st.BasisFrom), BasisTo: rfc3339(st.BasisTo)})
+				Sample:   Seconds{Runs: st.SampleRuns, Median: Round6(st.SampleMedian), P95: Round6(st.SampleP95), Max: Round6(st.SampleMax)},
+				BasisS:   Seconds{Runs: st.BasisRuns, Median: Round6(st.BasisMedian), P95: Round6(st.BasisP95), Max: Round6(st.BasisMax)},
+				P95Delta: Round6(st.P95Delta), Verdict: st.Verdict,
+				SampleFrom: RFC3339(st.SampleFrom), SampleTo: RFC3339(st.SampleTo), BasisFrom: RFC3339(st.BasisFrom), BasisTo: RFC3339(st.BasisTo)})
 			sample := fmt.Sprintf("%s (%s)", st.Key, runsSpan(st.SampleRuns, st.SampleFrom, st.SampleTo))
 			basis := fmt.Sprintf("%s (%s)", st.BasisLabel, runsSpan(st.BasisRuns, st.BasisFrom, st.BasisTo))
 			switch st.Verdict {
 			case db.DisruptionWorse:
-				b.Text += fmt.Sprintf("; on %s the P95 is %s worse than on %s: %s against %s", sample, secsShort(st.P95Delta), basis, secsShort(st.SampleP95), secsShort(st.BasisP95))
+				b.Text += fmt.Sprintf("; on %s the P95 is %s worse than on %s: %s against %s", sample, Secs(st.P95Delta), basis, Secs(st.SampleP95), Secs(st.BasisP95))
 			case db.DisruptionOK:
-				b.Text += fmt.Sprintf("; on %s the P95 is not worse than on %s: %s against %s", sample, basis, secsShort(st.SampleP95), secsShort(st.BasisP95))
+				b.Text += fmt.Sprintf("; on %s the P95 is not worse than on %s: %s against %s", sample, basis, Secs(st.SampleP95), Secs(st.BasisP95))
 			default:
 				b.Text += fmt.Sprintf("; %s against %s: too few runs to compare", sample, basis)
 			}
@@ -244,9 +184,9 @@ func runsSpan(n int, from, to time.Time) string {
 	case 0:
 		return "no runs"
 	case 1:
-		return "1 run, " + span(from, to)
+		return "1 run, " + Span(from, to)
 	}
-	return fmt.Sprintf("%d runs, %s", n, span(from, to))
+	return fmt.Sprintf("%d runs, %s", n, Span(from, to))
 }
 
 func deref(f *float64) float64 {
@@ -271,7 +211,7 @@ func recovered(r db.SymptomRun) (yes, ok bool) {
 	return false, true
 }
 
-func remediation(x AssessExtras) Remediation {
+func remediation(x analyze.RunNumbers) Remediation {
 	rem := Remediation{Runs: []Example{}}
 	var durations []float64
 	for _, r := range x.Runs {
@@ -295,7 +235,7 @@ func remediation(x AssessExtras) Remediation {
 	rem.Duration = seconds(d)
 	known := rem.Recovered + rem.NotRecovered
 	if known > 0 {
-		rem.Share = round6(float64(rem.Recovered) / float64(known))
+		rem.Share = Round6(float64(rem.Recovered) / float64(known))
 	}
 	var b strings.Builder
 	switch {
@@ -309,7 +249,7 @@ func remediation(x AssessExtras) Remediation {
 	}
 	if known > 0 {
 		fmt.Fprintf(&b, " The cluster recovered by itself (the upgrade completed and the symptom stopped before the run ended) in %d of %d runs (%s); it did not in %d.",
-			rem.Recovered, known, pct0(float64(rem.Recovered)/float64(known)), rem.NotRecovered)
+			rem.Recovered, known, Percent(float64(rem.Recovered)/float64(known)), rem.NotRecovered)
 	}
 	if rem.Unknown > 0 {
 		fmt.Fprintf(&b, " %d runs do not say (no times or no upgrade state).", rem.Unknown)
@@ -339,7 +279,7 @@ type whoNumbers struct {
 	Untested            []string
 }
 
-func who(x AssessExtras, verdicts []db.SymptomVerdict, regressed map[string]bool) whoNumbers {
+func who(x analyze.RunNumbers, verdicts []db.SymptomVerdict, regressed map[string]bool) whoNumbers {
 	var w whoNumbers
 	jobs := map[string]bool{}
 	for _, r := range x.Runs {
@@ -349,7 +289,7 @@ func who(x AssessExtras, verdicts []db.SymptomVerdict, regressed map[string]bool
 		w.LastSeen = r.StartedAt.UTC().Format(time.DateOnly)
 		jobs[r.Job] = true
 	}
-	w.Jobs = slices.Sorted(mapsKeys(jobs))
+	w.Jobs = slices.Sorted(maps.Keys(jobs))
 	// The first payload: of the first run on a regressed edge, else of the
 	// first run.
 	for _, pass := range []bool{true, false} {
@@ -370,18 +310,8 @@ func who(x AssessExtras, verdicts []db.SymptomVerdict, regressed map[string]bool
 			untested[v.BasisLabel] = true
 		}
 	}
-	w.Untested = slices.Sorted(mapsKeys(untested))
+	w.Untested = slices.Sorted(maps.Keys(untested))
 	return w
-}
-
-func mapsKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // lifecycleWords says since when the symptom's regressions are open.
@@ -398,7 +328,7 @@ func lifecycleWords(regs []db.Regression) []string {
 				from = r.ReopenedAt
 			}
 			s := fmt.Sprintf("%s: a regression open since the analysis of %s (%s to the newest that found it)", r.Key,
-				from.UTC().Format(time.DateOnly), days(max(0, int(r.LastSeenAt.Sub(from).Hours()/24))))
+				from.UTC().Format(time.DateOnly), Days(max(0, int(r.LastSeenAt.Sub(from).Hours()/24))))
 			if r.Reopened > 0 {
 				s += fmt.Sprintf(", reopened %d times", r.Reopened)
 			}
