@@ -166,6 +166,14 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	if err != nil && !errors.Is(err, crawler.ErrRunsFailed) {
 		return err
 	}
+	if err == nil && sum.Jobs == 0 && sum.Unlisted == 0 {
+		// A cron must not take a crawl of nothing for a good night.
+		dirs := map[bool]string{true: "logs/ or pr-logs/", false: "logs/"}[o.Presubmits]
+		if fs.Changed("job") {
+			return fmt.Errorf("no job of %s (under %s) matched --job %s", o.Bucket, dirs, strings.Join(o.Jobs, ", --job "))
+		}
+		return fmt.Errorf("no job of %s (under %s) matched the default --job %s: is it a bucket of Prow job artifacts?", o.Bucket, dirs, strings.Join(o.Jobs, ", --job "))
+	}
 	if aerr := runAnalysis(ctx, store, opts, stdout); aerr != nil {
 		return aerr
 	}

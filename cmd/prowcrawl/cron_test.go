@@ -1,0 +1,28 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCrawlOfNothingFails: a crawl whose --job matches no job, or of a
+// bucket that holds none, exits 1 with one sentence after its summary, so
+// that a cron does not take it for a good night. Before, both exited 0
+// with "crawl: 0 jobs".
+func TestCrawlOfNothingFails(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a --job that matches nothing", []string{"--bucket", sampleBucket, "--job", "upgrdae"}, "matched --job upgrdae"},
+		{"an empty bucket", []string{"--bucket", t.TempDir()}, "matched the default --job upgrade"},
+	} {
+		args := append([]string{"crawl", "--db", filepath.Join(t.TempDir(), "p.db"), "--since", "2019-01-01"}, c.args...)
+		code, stdout, stderr := runCmd(t, args...)
+		if code != 1 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") > 0 || !strings.HasPrefix(stdout, "crawl: 0 jobs") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, the summary and one sentence with %q", c.name, code, stdout, stderr, c.want)
+		}
+	}
+}
