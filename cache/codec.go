@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"sync"
 
@@ -67,16 +69,23 @@ func compress(b []byte) []byte {
 	return e.EncodeAll(b, nil)
 }
 
-// decompress undoes compress, refusing more than limit bytes.
+// decompress undoes compress, refusing more than limit bytes: it
+// streams, so a small frame that claims or expands to far more (a zstd
+// bomb) allocates no more than limit before it is refused.
 func decompress(b []byte, limit int) ([]byte, error) {
-	d := decoders.Get().(*zstd.Decoder)
-	defer decoders.Put(d)
-	out, err := d.DecodeAll(b, nil)
+	d, err := getDecoder(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
-	if len(out) > limit {
-		return nil, io.ErrShortBuffer
+	defer putDecoder(d)
+	var out bytes.Buffer
+	out.Grow(min(limit, 4*len(b)+512))
+	n, err := out.ReadFrom(io.LimitReader(d, int64(limit)+1))
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	if n > int64(limit) {
+		return nil, fmt.Errorf("expands past %d bytes", limit)
+	}
+	return out.Bytes(), nil
 }

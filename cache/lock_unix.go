@@ -24,3 +24,22 @@ func tryLock(f *os.File) (bool, error) {
 		return false, err
 	}
 }
+
+// openRegular opens name for reading without blocking on a FIFO or a
+// device put in the place of a file, and refuses anything but a regular
+// file.
+func openRegular(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errNotRegular
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

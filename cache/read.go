@@ -38,6 +38,10 @@ type Object struct {
 // maxIndex bounds a run's index: a listing of a million objects.
 const maxIndex = 256 << 20
 
+// maxIndexRatio bounds how many times its compressed size an index may
+// expand to (real ones: 3 to 10), beyond its first MiB.
+const maxIndexRatio = 64
+
 // Run is a cached run, open for reading. It reads the file it opened even
 // if the run is replaced or evicted meanwhile. Its methods may be called
 // from several goroutines.
@@ -50,6 +54,10 @@ type Run struct {
 	names map[string]int
 }
 
+// errNotRegular is openRegular's error for a name that is not a regular
+// file.
+var errNotRegular = errors.New("not a regular file")
+
 // Open opens the cached run named by k. A run the cache does not hold is
 // ErrNotCached; one whose file fails its checks is ErrDamaged (which
 // matches ErrNotCached too).
@@ -58,7 +66,15 @@ func (c *Cache) Open(k Key) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(name)
+	// Only a regular file is opened: a FIFO in its place would block the
+	// open, deaf to a signal; a link or a directory is none of the cache's.
+	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w: %s is not a regular file (%s)", k, ErrDamaged, name, fi.Mode().Type())
+	}
+	f, err := openRegular(name)
+	if errors.Is(err, errNotRegular) {
+		return nil, fmt.Errorf("%s: %w: %s is not a regular file", k, ErrDamaged, name)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", k, ErrNotCached)
 	}
@@ -108,7 +124,9 @@ func readRun(f *os.File, k Key) (*Run, error) {
 	if crc32.Checksum(zix, castagnoli) != t.crc {
 		return nil, fmt.Errorf("%w: the index fails its checksum", ErrDamaged)
 	}
-	js, err := decompress(zix, maxIndex)
+	// An index's JSON compresses a few times over; a thousandfold one is a
+	// bomb, refused before it is expanded.
+	js, err := decompress(zix, min(maxIndex, maxIndexRatio*len(zix)+1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("%w: index: %v", ErrDamaged, err)
 	}
