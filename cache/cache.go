@@ -47,17 +47,15 @@ type Cache struct {
 }
 
 // Open opens the cache in dir, creating it when missing. maxBytes bounds
-// its size (0 means DefaultMaxBytes): when a write takes it past, the
-// oldest runs are evicted.
+// its size, and is stored with it: 0 keeps the bound stored, or
+// DefaultMaxBytes for a cache that has none. When a write takes it past
+// its bound, the oldest runs are evicted.
 func Open(dir string, maxBytes int64) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("open cache: no directory given")
 	}
 	if maxBytes < 0 {
 		return nil, fmt.Errorf("open cache %s: negative size %d", dir, maxBytes)
-	}
-	if maxBytes == 0 {
-		maxBytes = DefaultMaxBytes
 	}
 	if err := claim(dir); err != nil {
 		return nil, err
@@ -67,7 +65,45 @@ func Open(dir string, maxBytes int64) (*Cache, error) {
 			return nil, fmt.Errorf("open cache: %w", err)
 		}
 	}
-	return &Cache{dir: dir, max: maxBytes, now: time.Now, size: -1}, nil
+	max, err := bound(dir, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &Cache{dir: dir, max: max, now: time.Now, size: -1}, nil
+}
+
+// boundFile holds the size a cache is kept under, as the last Open that
+// named one set it, so that every reader (status) and every later crawl
+// that names none keeps the same bound.
+const boundFile = "bound"
+
+// bound is the cache's bound: maxBytes, stored, when it is set; else the
+// stored one; else DefaultMaxBytes.
+func bound(dir string, maxBytes int64) (int64, error) {
+	p := filepath.Join(dir, boundFile)
+	if maxBytes > 0 {
+		if b, err := os.ReadFile(p); err == nil && strings.TrimSpace(string(b)) == strconv.FormatInt(maxBytes, 10) {
+			return maxBytes, nil
+		}
+		// Written whole or not at all: a reader never sees half a number.
+		tmp := p + ".new"
+		if err := os.WriteFile(tmp, []byte(strconv.FormatInt(maxBytes, 10)+"\n"), 0o644); err != nil {
+			return 0, fmt.Errorf("open cache: %w", err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			return 0, fmt.Errorf("open cache: %w", err)
+		}
+		return maxBytes, nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return DefaultMaxBytes, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n <= 0 {
+		return DefaultMaxBytes, nil // damaged: the default, until a crawl sets one
+	}
+	return n, nil
 }
 
 // tagFile marks a directory as a cache (the Cache Directory Tagging

@@ -502,3 +502,25 @@ func TestOpenRefusesForeignDirectory(t *testing.T) {
 		t.Fatalf("an untagged cache: %v", err)
 	}
 }
+
+// TestBoundStored: the bound a crawl sets is stored with the cache: a
+// reader (status) and a later crawl that names none keep it; one that
+// names another replaces it. Before, status always showed 10.0 GiB.
+func TestBoundStored(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	for _, c := range []struct {
+		open, want int64
+	}{{0, DefaultMaxBytes}, {500 << 20, 500 << 20}, {0, 500 << 20}, {2 << 30, 2 << 30}, {0, 2 << 30}} {
+		cc, err := Open(dir, c.open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cc.MaxBytes() != c.want {
+			t.Errorf("Open(dir, %d).MaxBytes() = %d, want %d", c.open, cc.MaxBytes(), c.want)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, boundFile), []byte("garbage"), 0o644)
+	if cc, err := Open(dir, 0); err != nil || cc.MaxBytes() != DefaultMaxBytes {
+		t.Errorf("a damaged bound: %v, %v; want the default", cc, err)
+	}
+}

@@ -30,7 +30,7 @@ func (c *cacheOptions) addFlags(fs *pflag.FlagSet, withSize bool) {
 	fs.StringVar(&c.Dir, "cache", c.Dir, "directory of the artifact cache (default: "+defaultCacheName+" beside --db); '' turns it off")
 	if withSize {
 		c.Size = "10GiB"
-		fs.StringVar(&c.Size, "cache-size", c.Size, "size the cache is kept under, the runs that started first evicted first: bytes or a size such as 500MiB, 20GB")
+		fs.StringVar(&c.Size, "cache-size", c.Size, "size the cache is kept under, stored with it for later commands, the runs that started first evicted first: bytes or a size such as 500MiB, 20GB")
 	}
 }
 
@@ -48,9 +48,14 @@ func (c *cacheOptions) open(dbPath string) (*cache.Cache, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	size, err := parseSize(c.Size)
-	if err != nil {
-		return nil, usagef("--cache-size %q: %v", c.Size, err)
+	// The bound is the cache's own (stored with it) unless this command
+	// sets it.
+	var size int64
+	if c.fs != nil && c.fs.Changed("cache-size") {
+		var err error
+		if size, err = parseSize(c.Size); err != nil {
+			return nil, usagef("--cache-size %q: %v", c.Size, err)
+		}
 	}
 	cc, err := cache.Open(dir, size)
 	if err != nil {
