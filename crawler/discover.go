@@ -524,7 +524,14 @@ func runDir(link string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("link %q does not name a run directory", link)
 	}
-	return path.Clean(rp.Prefix), nil
+	dir := path.Clean(rp.Prefix)
+	// A presubmit's link names a presubmit's run: one under logs/ is a
+	// periodic's or a postsubmit's, crawled as such already, and would be
+	// stored twice.
+	if !strings.HasPrefix(dir, "pr-logs/") {
+		return "", fmt.Errorf("link %q names %s, which is not a presubmit's run (under pr-logs/)", link, dir)
+	}
+	return dir, nil
 }
 
 // ShardOf is the shard of n that crawls a job: FNV-1a of its name, so that

@@ -37,7 +37,24 @@ func FuzzRunDir(f *testing.F) {
 		if _, ok := prow.ParseRunPath(dir); !ok {
 			t.Fatalf("runDir(%q) = %q, not a run directory", link, dir)
 		}
+		if !strings.HasPrefix(dir, "pr-logs/") {
+			t.Fatalf("runDir(%q) = %q, not a presubmit's run", link, dir)
+		}
 	})
+}
+
+// TestRunDirPresubmitsOnly: a presubmit link that names a periodic's run
+// (logs/...) is refused, so that the run is not stored twice: once as the
+// periodic's, once as a presubmit's.
+func TestRunDirPresubmitsOnly(t *testing.T) {
+	if dir, err := runDir("gs://test-platform-results/pr-logs/pull/openshift_origin/28000/pull-ci-openshift-origin-master-e2e-aws-upgrade/1722000000000000000"); err != nil ||
+		dir != "pr-logs/pull/openshift_origin/28000/pull-ci-openshift-origin-master-e2e-aws-upgrade/1722000000000000000" {
+		t.Errorf("a presubmit's link: %q, %v", dir, err)
+	}
+	_, err := runDir("gs://test-platform-results/logs/periodic-ci-openshift-release-master-ci-4.14-e2e-aws-ovn-upgrade/1722000000000000001")
+	if err == nil || !strings.Contains(err.Error(), "not a presubmit's run") {
+		t.Errorf("a link to a periodic's run: %v, want it refused", err)
+	}
 }
 
 // FuzzDirOpen: no object name, listed or made up, opens a file outside
