@@ -169,9 +169,9 @@ func claim(dir string) error {
 		}
 		return fmt.Errorf("open cache %s: %w: it holds %s%s, and a cache evicts what it holds; name a new or empty directory", dir, ErrNotCache, strings.Join(foreign, ", "), more)
 	}
-	if err := os.WriteFile(filepath.Join(dir, tagFile), []byte(tagText), 0o644); err != nil {
-		return fmt.Errorf("open cache: %w", err)
-	}
+	// The tag is advisory: a reader of a cache in a read-only directory
+	// (made before the tag) reads it untagged.
+	_ = os.WriteFile(filepath.Join(dir, tagFile), []byte(tagText), 0o644)
 	return nil
 }
 

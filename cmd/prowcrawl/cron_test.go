@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,6 +24,25 @@ func TestCrawlOfNothingFails(t *testing.T) {
 		code, stdout, stderr := runCmd(t, args...)
 		if code != 1 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") > 0 || !strings.HasPrefix(stdout, "crawl: 0 jobs") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, the summary and one sentence with %q", c.name, code, stdout, stderr, c.want)
+		}
+	}
+}
+
+// TestDBSymlinkLoop: a --db that is a loop of symbolic links is said to be
+// one, not a missing database.
+func TestDBSymlinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	if err := os.Symlink(b, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(a, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"status"}, {"report"}, {"search", "x"}, {"suggest"}, {"analyze"}} {
+		code, _, stderr := runCmd(t, append(args, "--db", a)...)
+		if code != 2 || !strings.Contains(stderr, "symbolic links") {
+			t.Errorf("%s --db LOOP: exit %d, %q; want 2 and the loop named", args[0], code, stderr)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -28,20 +30,8 @@ func lockDB(ctx context.Context, path string, wait bool) (*db.Lock, error) {
 	return lock, nil
 }
 
-// openExisting opens a database that a crawl made, writable, for a
-// command that writes only what it derives; a missing, empty or foreign
-// file is a usage error that says what to do, and an older schema is
-// upgraded first under the writer's lock (upgradeExisting). A command that
-// only reads uses openReader.
-func openExisting(ctx context.Context, path string, stderr io.Writer) (*db.DB, error) {
-	if err := upgradeExisting(ctx, path, stderr); err != nil {
-		return nil, err
-	}
-	return openLocked(ctx, path)
-}
-
 // openReader opens a database that a crawl made for a command that only
-// reads it (report, status, export): it writes nothing to the file, works
+// reads it (report, status, export, search, suggest): it writes nothing to the file, works
 // in a directory it may not write, and adds nothing to a file that is not
 // prowcrawl's. Only an older schema is upgraded (upgradeExisting).
 func openReader(ctx context.Context, path string, stderr io.Writer) (*db.DB, error) {
@@ -59,8 +49,8 @@ func openReader(ctx context.Context, path string, stderr io.Writer) (*db.DB, err
 // its schema up to date under the writer's lock, closing it again before
 // the lock is released (see db.Lock).
 func upgradeExisting(ctx context.Context, path string, stderr io.Writer) error {
-	if _, err := os.Stat(path); err != nil {
-		return usagef("no database at %s: run 'prowcrawl crawl' first", path)
+	if err := statDB(path); err != nil {
+		return err
 	}
 	need, err := db.NeedsMigration(ctx, path)
 	switch {
@@ -95,12 +85,30 @@ func usageErr(err error) error {
 
 // openLocked opens a database whose writer's lock the command holds.
 func openLocked(ctx context.Context, path string) (*db.DB, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, usagef("no database at %s: run 'prowcrawl crawl' first", path)
+	if err := statDB(path); err != nil {
+		return nil, err
 	}
 	store, err := db.Open(ctx, path)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	return store, nil
+}
+
+// statDB says, as a usage error, why path cannot be a database: none is
+// there, or the path cannot be followed (a symbolic link loop, a directory
+// that may not be searched), in those words.
+func statDB(path string) error {
+	_, err := os.Stat(path)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("no database at %s: run 'prowcrawl crawl' first", path)
+	case errors.Is(err, syscall.ELOOP):
+		return usagef("--db %s: a loop of symbolic links", path)
+	case errors.Is(err, fs.ErrPermission):
+		return usagef("--db %s: permission denied (a directory on the way that may not be searched?)", path)
+	}
+	return usagef("--db %s: %v", path, err)
 }

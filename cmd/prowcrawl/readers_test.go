@@ -154,6 +154,8 @@ func TestReadersWriteNothing(t *testing.T) {
 		t.Cleanup(func() { os.Chmod(roDir, 0o755) })
 	}
 	ro := filepath.Join(roDir, filepath.Base(demo))
+	// search and suggest read the cache beside it, read-only too.
+	readers = append(readers, []string{"search", "etcdserver"}, []string{"suggest"})
 	if f, err := os.OpenFile(filepath.Join(roDir, "probe"), os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 		f.Close()
 		t.Fatal("the read-only directory is writable")

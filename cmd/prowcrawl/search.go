@@ -121,7 +121,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		opts.Files = re
 	}
-	store, err := openExisting(ctx, dbPath, stderr)
+	store, err := openReader(ctx, dbPath, stderr)
 	if err != nil {
 		return err
 	}

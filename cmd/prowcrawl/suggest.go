@@ -105,7 +105,7 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			q.Active = append(q.Active, r.ID)
 		}
 	}
-	store, err := openExisting(ctx, o.DB, stderr)
+	store, err := openReader(ctx, o.DB, stderr)
 	if err != nil {
 		return err
 	}
