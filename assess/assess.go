@@ -113,7 +113,7 @@ type Impact struct {
 type Example struct {
 	URL     string `json:"url"`
 	Job     string `json:"job"`
-	BuildID int64  `json:"build_id"`
+	BuildID int64  `json:"build_id,string"` // a string, as Prow writes it: 19 digits do not survive a float64 reader (jq 1.6, JavaScript)
 	Result  string `json:"result"`
 	Edge    string `json:"edge"`
 	Started string `json:"started_at"`

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -516,11 +517,11 @@ func (c *Crawler) account(r result, sum *Summary) {
 		if !run.GivenUpAt.IsZero() {
 			sum.GivenUp++
 		}
-		c.log.Warn("run not fully read", "job", run.Job, "build", run.BuildID, "status", run.FetchStatus, "error", run.FetchError,
+		c.log.Warn("run not fully read", "job", run.Job, "build", strconv.FormatInt(run.BuildID, 10), "status", run.FetchStatus, "error", run.FetchError,
 			"attempts", run.FetchAttempts, "given_up", !run.GivenUpAt.IsZero())
 	case len(r.rec.Errors) > 0:
 		sum.Problems++
-		c.log.Info("run read with problems", "job", run.Job, "build", run.BuildID, "object", r.rec.Errors[0].Object, "error", r.rec.Errors[0].Message)
+		c.log.Info("run read with problems", "job", run.Job, "build", strconv.FormatInt(run.BuildID, 10), "object", r.rec.Errors[0].Object, "error", r.rec.Errors[0].Message)
 	}
 }
 

@@ -245,7 +245,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 			// Stored whole before the second spelling appeared: it is not
 			// read again, so say so here, every crawl.
 			c.log.Warn("build directories spell one build twice; the first is stored, the others are not read",
-				"job", j.name, "build", id, "directories", strings.Join(t.spellings, " "))
+				"job", j.name, "build", strconv.FormatInt(id, 10), "directories", strings.Join(t.spellings, " "))
 		}
 		if incremental && hasCursor && id <= cur.BuildID {
 			// Behind the cursor: stored ones are revisited below when

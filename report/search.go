@@ -17,7 +17,7 @@ import (
 // names are stable: add fields, never rename them.
 type SearchRun struct {
 	Job       string       `json:"job"`
-	BuildID   int64        `json:"build_id"`
+	BuildID   int64        `json:"build_id,string"` // a string: 19 digits do not survive a float64 reader
 	URL       string       `json:"url"`
 	Result    string       `json:"result"`
 	StartedAt time.Time    `json:"started_at"`

@@ -20,7 +20,7 @@ const JUnitFiles = "artifacts/**/junit*.xml"
 // RunRef names a run.
 type RunRef struct {
 	Job     string `json:"job"`
-	BuildID int64  `json:"build_id"`
+	BuildID int64  `json:"build_id,string"` // a string, as Prow writes it: 19 digits do not survive a float64 reader (jq 1.6, JavaScript)
 }
 
 // Counts are how many runs show a proposal, of how many.

@@ -200,7 +200,7 @@ func TestSearchCommand(t *testing.T) {
 	var res struct {
 		Runs []struct {
 			Job     string `json:"job"`
-			BuildID int64  `json:"build_id"`
+			BuildID int64  `json:"build_id,string"`
 			URL     string `json:"url"`
 			Result  string `json:"result"`
 			Lines   []struct {

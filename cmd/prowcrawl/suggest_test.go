@@ -149,7 +149,7 @@ type proposalOut struct {
 	Kind string `json:"kind"`
 	Runs []struct {
 		Job     string `json:"job"`
-		BuildID int64  `json:"build_id"`
+		BuildID int64  `json:"build_id,string"`
 	} `json:"runs"`
 	Failed     int     `json:"failed_runs"`
 	Passed     int     `json:"passed_runs"`
