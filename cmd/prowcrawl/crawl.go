@@ -245,6 +245,25 @@ func (o crawlOptions) config(cmd string, now time.Time) (crawler.Config, error) 
 	return cfg, nil
 }
 
+// jobsRegexp is the --job flags as one regular expression that matches a
+// job matching any of them, or nil for none: every command adds them up.
+func jobsRegexp(jobs []string) (*regexp.Regexp, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	parts := make([]string, len(jobs))
+	for i, j := range jobs {
+		if _, err := regexp.Compile(j); err != nil {
+			return nil, usagef("--job %q is not a valid regular expression: %v", j, err)
+		}
+		parts[i] = "(?:" + j + ")"
+	}
+	if len(jobs) == 1 {
+		return regexp.Compile(jobs[0]) // as typed, in the messages that name it
+	}
+	return regexp.Compile(strings.Join(parts, "|"))
+}
+
 // parseTime reads a date, an RFC 3339 time or a duration back from now.
 // Empty gives the zero time.
 func parseTime(s string, now time.Time) (time.Time, error) {

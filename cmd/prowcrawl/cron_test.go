@@ -46,3 +46,25 @@ func TestDBSymlinkLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestJobFlagsAddUp: report --job A --job B counts the runs of both, as
+// every other command does. Before, only B was kept, without a word.
+func TestJobFlagsAddUp(t *testing.T) {
+	dbPath := demoDB(t)
+	runs := func(args ...string) string {
+		return runOK(t, append([]string{"report", "--by", "job", "--format", "csv", "--min-runs", "1", "--db", dbPath}, args...)...)
+	}
+	a, b := `4\.13-upgrade-from`, `4\.14-upgrade-from`
+	both := runs("--job", a, "--job", b)
+	for _, want := range []string{"ci-4.13-upgrade-from-stable-4.12", "ci-4.14-upgrade-from-stable-4.13"} {
+		if !strings.Contains(both, want) {
+			t.Errorf("report --job A --job B has no row of %s", want)
+		}
+	}
+	if strings.Contains(runs("--job", b), "ci-4.13-upgrade-from-stable-4.12") {
+		t.Error("report --job B alone counts A's job")
+	}
+	if code, _, stderr := runCmd(t, "report", "--job", "(", "--db", dbPath); code != 2 || !strings.Contains(stderr, `--job "("`) {
+		t.Errorf("a bad --job: exit %d, %q", code, stderr)
+	}
+}

@@ -62,12 +62,12 @@ Usage:
   prowcrawl crawl     [--bucket URL] [--mirror-of gs://NAME] [--db PATH] [--job REGEX]... [--since T] [--until T] [--lookback D] [--concurrency N] [--rules FILE] [--cache DIR]
   prowcrawl backfill  --since T [--until T] [--refetch] ... (same flags as crawl)
   prowcrawl analyze   [--db PATH] [--alpha A] [--min-hits N] [--min-delta P] [--min-runs N] [--now T]
-  prowcrawl report    [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--out FILE]
+  prowcrawl report    [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX]... [--since T] [--until T] [--out FILE]
   prowcrawl report    --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--since T] [--until T]
   prowcrawl report    --changes [--since T] [--format table|markdown|json]
   prowcrawl classify  [--rules FILE] [--format table|json] [--gcs-auth] PATH|gs://BUCKET/PATH|PROW-URL...
   prowcrawl rules     [--rules FILE | --check FILE]
-  prowcrawl suggest   [--top N] [--since T] [--until T] [--job REGEX] [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]
+  prowcrawl suggest   [--top N] [--since T] [--until T] [--job REGEX]... [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]
   prowcrawl merge     OUT.db IN.db...
   prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
   prowcrawl reclassify [--rules FILE] [--since T] [--until T] [--job REGEX]... [--fetch]

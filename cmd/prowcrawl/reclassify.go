@@ -35,7 +35,7 @@ func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer)
 	lo.addFlags(fs)
 	a.addFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl reclassify [--rules FILE] [--since T] [--until T] [--job REGEX] [--fetch]\n\n"+
+		fmt.Fprint(stderr, "Usage: prowcrawl reclassify [--rules FILE] [--since T] [--until T] [--job REGEX]... [--fetch]\n\n"+
 			"Classifies stored runs again from the artifact cache, with the rules as they are now, replaces their\n"+
 			"symptoms and analyzes. It makes no request to the bucket for a cached run; a run the cache does not\n"+
 			"hold whole is listed, and downloaded with --fetch.\n\n")

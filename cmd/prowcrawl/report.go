@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +26,7 @@ type reportOptions struct {
 	By      string
 	Format  string
 	Symptom string
-	Job     string
+	Jobs    []string
 	Since   string
 	Until   string
 	Out     string
@@ -47,7 +46,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&o.By, "by", o.By, "rows per edge, job, variant or presubmit (edges and variants are compared with the release before, jobs and presubmits with the weeks before)")
 	fs.StringVar(&o.Format, "format", o.Format, "table, csv, json, markdown or html (with --assess: table, json, markdown or blocked-edges; with --changes: table, markdown or json)")
 	fs.StringVar(&o.Symptom, "symptom", o.Symptom, "only this symptom id")
-	fs.StringVar(&o.Job, "job", o.Job, "count only the runs of jobs matching this regular expression")
+	fs.StringArrayVar(&o.Jobs, "job", o.Jobs, "count only the runs of jobs matching this regular expression; repeat to add more")
 	fs.StringVar(&o.Since, "since", o.Since, "count only runs started since T: every number is computed for that window (a date, an RFC 3339 time, or a duration back from now: 7d)")
 	fs.StringVar(&o.Until, "until", o.Until, "count only runs started before T (same forms as --since)")
 	fs.StringVar(&o.Out, "out", o.Out, "write to FILE instead of standard output")
@@ -55,8 +54,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&o.MinRuns, "min-runs", o.MinRuns, "counted runs the sample and the basis each need for a verdict; the table and Markdown hide the rows with fewer in the sample")
 	fs.BoolVar(&o.Changes, "changes", o.Changes, "list the regressions opened, closed and still open since the previous analysis (or --since T)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl report [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX] [--since T] [--until T] [--min-runs N] [--out FILE]\n"+
-			"       prowcrawl report --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--job REGEX] [--since T] [--until T] [--min-runs N] [--out FILE]\n"+
+		fmt.Fprint(stderr, "Usage: prowcrawl report [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX]... [--since T] [--until T] [--min-runs N] [--out FILE]\n"+
+			"       prowcrawl report --assess SYMPTOM [--format table|json|markdown|blocked-edges] [--job REGEX]... [--since T] [--until T] [--min-runs N] [--out FILE]\n"+
 			"       prowcrawl report --changes [--since T] [--format table|markdown|json] [--out FILE]\n\n"+
 			"Shows each symptom's rate and verdict (regressions first), or with --assess, whether one symptom blocks an upgrade.\n\n")
 		fs.PrintDefaults()
@@ -141,13 +140,11 @@ func (o reportOptions) query(now time.Time) (analyze.TableQuery, error) {
 		return q, usagef("%s %q: want %s", what, o.Format, strings.Join(formats, ", "))
 	}
 	q.Trend = o.Format == report.FormatHTML
-	if o.Job != "" {
-		re, err := regexp.Compile(o.Job)
-		if err != nil {
-			return q, usagef("--job %q is not a valid regular expression: %v", o.Job, err)
-		}
-		q.Job = re
+	re, err := jobsRegexp(o.Jobs)
+	if err != nil {
+		return q, err
 	}
+	q.Job = re
 	since, err := parseTime(o.Since, now)
 	if err != nil {
 		return q, usagef("--since: %v", err)
@@ -166,7 +163,7 @@ func (o reportOptions) query(now time.Time) (analyze.TableQuery, error) {
 
 // changesQuery validates the options of report --changes.
 func (o reportOptions) changesQuery(now time.Time) (time.Time, error) {
-	if o.Assess != "" || o.Symptom != "" || o.Job != "" || o.minRunsSet {
+	if o.Assess != "" || o.Symptom != "" || len(o.Jobs) > 0 || o.minRunsSet {
 		return time.Time{}, usagef("--changes takes no --assess, --symptom, --job or --min-runs")
 	}
 	if !slices.Contains(report.ChangesFormats, o.Format) {

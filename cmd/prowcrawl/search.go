@@ -88,7 +88,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&format, "format", format, "output format: table or json")
 	fs.IntVar(&opts.MaxLines, "lines", opts.MaxLines, "matching lines shown per run (all are counted)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl search REGEX [--since T] [--until T] [--job REGEX] [--files GLOB] [--format table|json]\n\n"+
+		fmt.Fprint(stderr, "Usage: prowcrawl search REGEX [--since T] [--until T] [--job REGEX]... [--files GLOB] [--format table|json]\n\n"+
 			"Finds the lines of the cached files of stored runs that match REGEX (RE2 syntax), lists them per run with\n"+
 			"its link, and shows per job and edge the share of runs, of failed and of passed runs that match.\n"+
 			"It reads the artifact cache only, never the bucket.\n\n")

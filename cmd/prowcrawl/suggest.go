@@ -28,7 +28,8 @@ import (
 type suggestOptions struct {
 	DB, Cache, Rules   string
 	Top                int
-	Since, Until, Job  string
+	Since, Until       string
+	Jobs               []string
 	Format             string
 	MinRuns, Templates int
 }
@@ -43,12 +44,12 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&o.Top, "top", o.Top, "show at most N proposals, the strongest first (0: all)")
 	fs.StringVar(&o.Since, "since", o.Since, "only runs started since T (a date, an RFC 3339 time, or a duration back from now: 14d)")
 	fs.StringVar(&o.Until, "until", o.Until, "only runs started before T")
-	fs.StringVar(&o.Job, "job", o.Job, "only runs of jobs matching this regular expression")
+	fs.StringArrayVar(&o.Jobs, "job", o.Jobs, "only runs of jobs matching this regular expression; repeat to add more")
 	fs.StringVar(&o.Format, "format", o.Format, "table, yaml (a rules file to edit and pass to reclassify --rules) or json")
 	fs.IntVar(&o.MinRuns, "min-runs", 3, "the least failed runs no rule explains that a proposal must cover")
 	fs.IntVar(&o.Templates, "max-templates", 200_000, "distinct normalised texts kept in memory at most; past it, the rarest are dropped")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl suggest [--top N] [--since T] [--until T] [--job REGEX] [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]\n\n"+
+		fmt.Fprint(stderr, "Usage: prowcrawl suggest [--top N] [--since T] [--until T] [--job REGEX]... [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]\n\n"+
 			"Proposes symptoms for the failures no rule explains: what failed runs share that is rare in passed runs,\n"+
 			"each as a rule to edit and try with 'prowcrawl reclassify --rules'.\n\n")
 		fs.PrintDefaults()
@@ -90,9 +91,9 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("--until: %v", err)
 	}
 	var job *regexp.Regexp
-	if o.Job != "" {
-		if job, err = regexp.Compile(o.Job); err != nil {
-			return usagef("--job %q is not a valid regular expression: %v", o.Job, err)
+	if len(o.Jobs) > 0 {
+		if job, err = jobsRegexp(o.Jobs); err != nil {
+			return err
 		}
 	}
 	var eng *classify.Engine
