@@ -112,6 +112,11 @@ type Result struct {
 
 // Compile checks a pattern as Search compiles it.
 func Compile(pattern string) (*regexp.Regexp, error) {
+	// Checked as typed first, so that an error quotes the user's pattern,
+	// not the (?m) Search puts before it.
+	if _, err := regexp.Compile(pattern); err != nil {
+		return nil, err
+	}
 	return regexp.Compile(`(?m)` + pattern)
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,5 +192,14 @@ func TestSearchPresubmitScope(t *testing.T) {
 	}
 	if g := res.Groups[0]; g.Job != job || g.Edge != "presubmit" || g.Runs != 3 || g.FailedHits != 2 || g.PassedHits != 0 {
 		t.Errorf("group %+v, want the job's 3 runs in the presubmit scope, both failed ones matching", g)
+	}
+}
+
+// TestCompileQuotesThePattern: a bad pattern's error quotes it as typed,
+// not with the (?m) that Search puts before it.
+func TestCompileQuotesThePattern(t *testing.T) {
+	_, err := Compile("(")
+	if err == nil || strings.Contains(err.Error(), "(?m)") || !strings.Contains(err.Error(), "missing closing )") {
+		t.Errorf("Compile(\"(\") = %v", err)
 	}
 }
