@@ -22,12 +22,24 @@ type cacheOptions struct {
 	fs   *pflag.FlagSet
 }
 
-// defaultCacheName is the cache's directory beside the database.
-const defaultCacheName = "prowcrawl-cache"
+// defaultCacheDir is the cache of the database at dbPath unless --cache
+// says otherwise: beside it, named after it (prowcrawl-cache for
+// prowcrawl.db, shard-1-cache for shard-1.db), so that two databases of one
+// directory never share a cache, nor evict each other's runs.
+func defaultCacheDir(dbPath string) string {
+	base := filepath.Base(dbPath)
+	for _, ext := range []string{".db", ".sqlite3", ".sqlite"} {
+		if b, ok := strings.CutSuffix(base, ext); ok && b != "" {
+			base = b
+			break
+		}
+	}
+	return filepath.Join(filepath.Dir(dbPath), base+"-cache")
+}
 
 func (c *cacheOptions) addFlags(fs *pflag.FlagSet, withSize bool) {
 	c.fs = fs
-	fs.StringVar(&c.Dir, "cache", c.Dir, "directory of the artifact cache (default: "+defaultCacheName+" beside --db); '' turns it off")
+	fs.StringVar(&c.Dir, "cache", c.Dir, "directory of the artifact cache (default: beside --db, named after it: prowcrawl-cache for prowcrawl.db); '' turns it off")
 	if withSize {
 		c.Size = "10GiB"
 		fs.StringVar(&c.Size, "cache-size", c.Size, "size the cache is kept under, stored with it for later commands, the runs that started first evicted first: bytes or a size such as 500MiB, 20GB")
@@ -39,7 +51,7 @@ func (c *cacheOptions) dir(dbPath string) string {
 	if c.fs != nil && c.fs.Changed("cache") {
 		return c.Dir
 	}
-	return filepath.Join(filepath.Dir(dbPath), defaultCacheName)
+	return defaultCacheDir(dbPath)
 }
 
 // open opens the cache (creating it), or gives nil when it is off.

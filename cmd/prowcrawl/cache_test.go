@@ -111,7 +111,7 @@ func TestReclassifyFromCache(t *testing.T) {
 	}
 
 	// Damage one run's cache file: it is not trusted, but listed.
-	cc, err := cache.Open(filepath.Join(filepath.Dir(viaCache), defaultCacheName), 0)
+	cc, err := cache.Open(defaultCacheDir(viaCache), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestSearchCommand(t *testing.T) {
 		}
 	}
 	// Every run in the cache is searched.
-	cached := cachedRuns(t, filepath.Join(filepath.Dir(dbPath), defaultCacheName))
+	cached := cachedRuns(t, defaultCacheDir(dbPath))
 	if len(want) == 0 || len(res.Runs) != len(want) || res.Searched != cached {
 		t.Fatalf("%d runs match of %d searched, want %d of %d", len(res.Runs), res.Searched, len(want), cached)
 	}
@@ -268,7 +268,7 @@ func TestCacheUsageErrors(t *testing.T) {
 	}{
 		{[]string{"search", "--db", dbPath}, "search takes one regular expression"},
 		{[]string{"search", "--db", dbPath, "("}, "not a valid regular expression"},
-		{[]string{"search", "--db", dbPath, "x"}, "no artifact cache at " + filepath.Join(dir, defaultCacheName)},
+		{[]string{"search", "--db", dbPath, "x"}, "no artifact cache at " + filepath.Join(dir, "prowcrawl-cache")},
 		{[]string{"search", "--db", dbPath, "--cache", "", "x"}, "give --cache DIR"},
 		{[]string{"search", "--db", dbPath, "--files", "/abs", "x"}, "--files"},
 		{[]string{"search", "--db", dbPath, "--format", "xml", "x"}, "--format"},

@@ -68,3 +68,25 @@ func TestJobFlagsAddUp(t *testing.T) {
 		t.Errorf("a bad --job: exit %d, %q", code, stderr)
 	}
 }
+
+// TestCachePerDatabase: two databases of one directory get a cache each,
+// named after them, so that neither evicts the other's runs.
+func TestCachePerDatabase(t *testing.T) {
+	for db, want := range map[string]string{"prowcrawl.db": "prowcrawl-cache", "shard-1.db": "shard-1-cache", "runs.sqlite3": "runs-cache", "plain": "plain-cache", ".db": ".db-cache"} {
+		if got := filepath.Base(defaultCacheDir(filepath.Join("/srv", db))); got != want {
+			t.Errorf("the cache of %s is %s, want %s", db, got, want)
+		}
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"a.db", "b.db"} {
+		runOK(t, "crawl", "--bucket", sampleBucket, "--db", filepath.Join(dir, name), "--since", "2026-11-25", "--job", "4.14-upgrade-from")
+	}
+	for _, c := range []string{"a-cache", "b-cache"} {
+		if ents, err := os.ReadDir(filepath.Join(dir, c, "runs")); err != nil || len(ents) == 0 {
+			t.Errorf("%s: %v, %d entries; want the runs of its database", c, err, len(ents))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "prowcrawl-cache")); err == nil {
+		t.Error("a shared prowcrawl-cache was made")
+	}
+}

@@ -267,7 +267,7 @@ func TestProcess(t *testing.T) {
 		rng := rand.New(rand.NewPCG(9, 9))
 		dir := t.TempDir()
 		dbPath := filepath.Join(dir, "killed.db")
-		cacheDir := filepath.Join(dir, defaultCacheName)
+		cacheDir := defaultCacheDir(dbPath)
 		for i := range 3 {
 			after := rng.IntN(runs / 2)
 			extra := time.Duration(rng.Int64N(int64(200 * time.Millisecond)))
@@ -439,7 +439,7 @@ func TestProcess(t *testing.T) {
 		}
 		ents, _ := os.ReadDir(dbDir)
 		for _, e := range ents {
-			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm", defaultCacheName}, e.Name()) {
+			if !slices.Contains([]string{"x.db", "x.db-wal", "x.db-shm", "x-cache"}, e.Name()) {
 				t.Errorf("the crawl wrote %s next to the database", e.Name())
 			}
 		}

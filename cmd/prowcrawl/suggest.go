@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,7 +59,7 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var logs *cache.Cache
 	switch dir := o.Cache; {
 	case !fs.Changed("cache"):
-		dir = filepath.Join(filepath.Dir(o.DB), "prowcrawl-cache")
+		dir = defaultCacheDir(o.DB)
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			break // no cache: the messages of failed tests only
 		}
