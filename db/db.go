@@ -69,6 +69,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return OpenAtVersion(ctx, path, 0)
 }
 
+// ErrReadOnly is returned by Open for a database that may not be written:
+// the file, or its directory (where SQLite writes the -wal and -shm files
+// beside it), is read-only.
+var ErrReadOnly = errors.New("read-only")
+
 // OpenAtVersion is Open with the migrations applied only up to version (0:
 // all of them): the database an older prowcrawl made, for the tests of
 // schema upgrades.
@@ -79,6 +84,9 @@ func OpenAtVersion(ctx context.Context, path string, version int64) (*DB, error)
 	}
 	if err := checkRegular(path); err != nil {
 		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	if err := checkWritable(path); err != nil {
+		return nil, err
 	}
 	sqldb, err := sql.Open("sqlite", dsn(path))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -107,4 +108,25 @@ func sameFile(got, want string) bool {
 		}
 	}
 	return true
+}
+
+// checkWritable refuses, with ErrReadOnly, a database whose file or
+// directory may not be written, before SQLite opens it read-only without a
+// word and fails at the first write.
+func checkWritable(path string) error {
+	dir := filepath.Dir(path)
+	for _, p := range []string{path, dir} {
+		err := syscall.Access(p, 2) // W_OK
+		switch {
+		case err == nil, errors.Is(err, syscall.ENOENT) && p == path:
+			continue
+		case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+			what := "the database"
+			if p == dir {
+				what = "its directory " + dir + " (where the -wal and -shm files go)"
+			}
+			return fmt.Errorf("%s is %w: %s may not be written; a crawl, analyze, reclassify and merge write it (report, status, export, search and suggest only read)", path, ErrReadOnly, what)
+		}
+	}
+	return nil
 }
