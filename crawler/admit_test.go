@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // admitted runs c.admit in the background and says when it returns.
@@ -97,7 +99,7 @@ func TestAdmitByBytesHeld(t *testing.T) {
 // object is read before open is closed; arrived is closed when the first
 // one is asked for.
 type readCounter struct {
-	Source
+	prowcrawl.Source
 	open, arrived chan struct{}
 	once          sync.Once
 	mu            sync.Mutex

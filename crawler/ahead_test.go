@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/prow"
@@ -40,11 +41,11 @@ func newGateSource(t testing.TB, want int, objects map[string][]byte) *gateSourc
 
 func (g *gateSource) Bucket() string { return "gate" }
 
-func (g *gateSource) List(ctx context.Context, q Query) ([]Entry, error) {
-	var out []Entry
+func (g *gateSource) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
+	var out []prowcrawl.Entry
 	for name, b := range g.objects {
 		if strings.HasPrefix(name, q.Prefix) {
-			out = append(out, Entry{Name: name, Size: int64(len(b))})
+			out = append(out, prowcrawl.Entry{Name: name, Size: int64(len(b))})
 		}
 	}
 	return out, nil
@@ -74,20 +75,20 @@ func (g *gateSource) Open(ctx context.Context, name string) (io.ReadCloser, erro
 	}
 	b, ok := g.objects[name]
 	if !ok {
-		return nil, ErrNotExist
+		return nil, prowcrawl.ErrNotExist
 	}
 	return io.NopCloser(bytes.NewReader(b)), nil
 }
 
-func (g *gateSource) entries(names ...string) []Entry {
-	var out []Entry
+func (g *gateSource) entries(names ...string) []prowcrawl.Entry {
+	var out []prowcrawl.Entry
 	for _, n := range names {
-		out = append(out, Entry{Name: n, Size: int64(len(g.objects[n]))})
+		out = append(out, prowcrawl.Entry{Name: n, Size: int64(len(g.objects[n]))})
 	}
 	return out
 }
 
-func testCrawler(src Source, concurrency int) *Crawler {
+func testCrawler(src prowcrawl.Source, concurrency int) *Crawler {
 	return New(src, nil, Config{Concurrency: concurrency})
 }
 
@@ -275,7 +276,7 @@ func TestAheadCrawlEqual(t *testing.T) {
 // for at once (or fails the test after a second), to tell a run read in
 // one go from one read in steps.
 type gatedOpens struct {
-	Source
+	prowcrawl.Source
 	t    testing.TB
 	run  string
 	want int

@@ -20,6 +20,7 @@ import (
 	"github.com/sourcegraph/conc/pool"
 	"google.golang.org/api/iterator"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
 )
 
@@ -243,7 +244,7 @@ func BenchmarkCrawlLatency(b *testing.B) {
 // the crawl's request bound, so that the requests it sees in flight are the
 // slots busy.
 type timeline struct {
-	Source
+	prowcrawl.Source
 	mu    sync.Mutex
 	spans []span
 }
@@ -259,7 +260,7 @@ func (tl *timeline) add(s span) {
 	tl.mu.Unlock()
 }
 
-func (tl *timeline) List(ctx context.Context, q Query) ([]Entry, error) {
+func (tl *timeline) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
 	s := span{start: time.Now(), kind: "list"}
 	defer func() { s.end = time.Now(); tl.add(s) }()
 	return tl.Source.List(ctx, q)

@@ -209,7 +209,7 @@ func classifyRemote(ctx context.Context, eng *classify.Engine, bucket, dir, show
 	}
 	defer src.Close()
 	c := New(src, nil, Config{Rules: eng})
-	top, err := c.src.List(ctx, Query{Prefix: dir + "/", Delimiter: "/"})
+	top, err := c.src.List(ctx, prowcrawl.Query{Prefix: dir + "/", Delimiter: "/"})
 	if err != nil {
 		return f, fmt.Errorf("list %s: %w", shown, err)
 	}
@@ -289,10 +289,10 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, target string) (Fi
 	}
 	defer src.Close()
 	c := New(src, nil, Config{Rules: eng})
-	var objs []Entry
+	var objs []prowcrawl.Entry
 	if only != "" {
-		objs = []Entry{{Name: only, Size: st.Size()}}
-	} else if objs, err = src.List(ctx, Query{}); err != nil {
+		objs = []prowcrawl.Entry{{Name: only, Size: st.Size()}}
+	} else if objs, err = src.List(ctx, prowcrawl.Query{}); err != nil {
 		return f, err
 	}
 	var count counter

@@ -38,12 +38,12 @@ type task struct {
 	job       string
 	presubmit bool
 	id        int64
-	path      string // run directory without trailing slash; "" until resolved
-	link      Entry  // presubmit link object naming the run directory
-	known     bool   // stored before
-	listed    bool   // part of this crawl's listing (moves the cursor)
-	inside    bool   // its id dates it well inside --since/--until
-	attempts  int    // crawls in a row that could not read it whole
+	path      string          // run directory without trailing slash; "" until resolved
+	link      prowcrawl.Entry // presubmit link object naming the run directory
+	known     bool            // stored before
+	listed    bool            // part of this crawl's listing (moves the cursor)
+	inside    bool            // its id dates it well inside --since/--until
+	attempts  int             // crawls in a row that could not read it whole
 	// spellings are the listed names of every directory (or presubmit
 	// link) that spells this build's number, when there is more than one
 	// ("09999/" and "9999/"); the first is the one read.
@@ -128,7 +128,7 @@ func (e listError) Unwrap() error { return e.err }
 
 // listJobs lists the job directories under prefix that match --job.
 func (c *Crawler) listJobs(ctx context.Context, prefix string, presubmit bool) ([]jobRef, error) {
-	ents, err := c.src.List(ctx, Query{Prefix: prefix, Delimiter: "/"})
+	ents, err := c.src.List(ctx, prowcrawl.Query{Prefix: prefix, Delimiter: "/"})
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
@@ -186,7 +186,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 		since = c.cfg.Now().Add(-c.cfg.Lookback)
 	}
 
-	q := Query{Prefix: j.prefix, Delimiter: "/"}
+	q := prowcrawl.Query{Prefix: j.prefix, Delimiter: "/"}
 	// GCS lists names in byte order, which is numeric order only among ids
 	// of the same length. Snowflake ids all have 19 digits, so a job known
 	// to use them can start the listing at a build id.
@@ -321,7 +321,7 @@ func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 
 // buildOf is the build a listed entry of job j names: a directory
 // logs/<job>/<id>/, or a presubmit's link pr-logs/directory/<job>/<id>.txt.
-func buildOf(e Entry, j jobRef) (int64, bool) {
+func buildOf(e prowcrawl.Entry, j jobRef) (int64, bool) {
 	base := strings.TrimSuffix(strings.TrimPrefix(e.Name, j.prefix), "/")
 	if j.presubmit {
 		idText, ok := strings.CutSuffix(base, ".txt")
@@ -342,7 +342,7 @@ func buildOf(e Entry, j jobRef) (int64, bool) {
 // and a run has one row. The plain spelling is read, as the one Prow
 // wrote; without it, the first listed. Every spelling is recorded on the
 // run (see fetch), so that neither directory is passed over in silence.
-func buildSpellings(ents []Entry, j jobRef) map[int64][]string {
+func buildSpellings(ents []prowcrawl.Entry, j jobRef) map[int64][]string {
 	out := make(map[int64][]string)
 	for _, e := range ents {
 		id, ok := buildOf(e, j)

@@ -17,6 +17,8 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // GCSOptions configures the GCS source.
@@ -138,7 +140,7 @@ type GCS struct {
 	listTimeout time.Duration
 }
 
-var _ Source = (*GCS)(nil)
+var _ prowcrawl.Source = (*GCS)(nil)
 
 // NewGCS opens gs://NAME[/PREFIX].
 func NewGCS(ctx context.Context, bucketURL string, opts GCSOptions) (*GCS, error) {
@@ -245,7 +247,7 @@ func (g *GCS) Close() error { return g.client.Close() }
 // List lists objects page by page, asking only for names, sizes and
 // encodings. A page that does not arrive within the request timeout, its
 // retries included, fails the listing.
-func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
+func (g *GCS) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
 	sq := &storage.Query{Prefix: g.prefix + q.Prefix, Delimiter: q.Delimiter}
 	if q.StartOffset != "" {
 		sq.StartOffset = g.prefix + q.StartOffset
@@ -263,7 +265,7 @@ func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
 	if g.pageSize > 0 {
 		it.PageInfo().MaxSize = g.pageSize
 	}
-	var out []Entry
+	var out []prowcrawl.Entry
 	// The token of the next page changes once a page is fetched: a token
 	// seen before means the pages go round.
 	tokens := map[string]bool{}
@@ -298,10 +300,10 @@ func (g *GCS) List(ctx context.Context, q Query) ([]Entry, error) {
 			return nil, fmt.Errorf("list %s: %w", where, g.denied(wd.explain(err)))
 		}
 		if a.Prefix != "" {
-			out = append(out, Entry{Name: strings.TrimPrefix(a.Prefix, g.prefix), Prefix: true})
+			out = append(out, prowcrawl.Entry{Name: strings.TrimPrefix(a.Prefix, g.prefix), Prefix: true})
 			continue
 		}
-		out = append(out, Entry{Name: strings.TrimPrefix(a.Name, g.prefix), Size: a.Size, Encoding: a.ContentEncoding})
+		out = append(out, prowcrawl.Entry{Name: strings.TrimPrefix(a.Name, g.prefix), Size: a.Size, Encoding: a.ContentEncoding})
 	}
 }
 
@@ -324,7 +326,7 @@ func (g *GCS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	if err != nil {
 		wd.stop()
 		if errors.Is(err, storage.ErrObjectNotExist) {
-			err = ErrNotExist
+			err = prowcrawl.ErrNotExist
 		}
 		return nil, fmt.Errorf("read gs://%s/%s%s: %w", g.name, g.prefix, name, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 func gzipBytes(t *testing.T, s string) []byte {
@@ -49,7 +51,7 @@ func TestGCSReads(t *testing.T) {
 			}
 			rd := &reader{src: src}
 			for _, name := range []string{"logs/j/1/artifacts/pods/etcd.log", "logs/j/1/artifacts/raw.gz"} {
-				b, err := rd.readAll(t.Context(), Entry{Name: name, Size: -1}, 1<<20, nil)
+				b, err := rd.readAll(t.Context(), prowcrawl.Entry{Name: name, Size: -1}, 1<<20, nil)
 				if err != nil {
 					t.Fatalf("read %s: %v", name, err)
 				}
@@ -57,14 +59,14 @@ func TestGCSReads(t *testing.T) {
 					t.Errorf("read %s = %q, want the decompressed log", name, b)
 				}
 			}
-			b, err := rd.readAll(t.Context(), Entry{Name: "logs/j/1/started.json", Size: -1}, 1<<20, nil)
+			b, err := rd.readAll(t.Context(), prowcrawl.Entry{Name: "logs/j/1/started.json", Size: -1}, 1<<20, nil)
 			if err != nil || string(b) != `{"timestamp":1700000000}` {
 				t.Errorf("read started.json = %q, %v", b, err)
 			}
-			if _, err := rd.readAll(t.Context(), Entry{Name: "logs/j/1/finished.json", Size: -1}, 1<<20, nil); !errors.Is(err, ErrNotExist) {
+			if _, err := rd.readAll(t.Context(), prowcrawl.Entry{Name: "logs/j/1/finished.json", Size: -1}, 1<<20, nil); !errors.Is(err, prowcrawl.ErrNotExist) {
 				t.Errorf("read of a missing object: err = %v, want ErrNotExist", err)
 			}
-			if _, err := rd.readAll(t.Context(), Entry{Name: "logs/j/1/started.json", Size: -1}, 4, nil); !errors.Is(err, ErrTooLarge) {
+			if _, err := rd.readAll(t.Context(), prowcrawl.Entry{Name: "logs/j/1/started.json", Size: -1}, 4, nil); !errors.Is(err, ErrTooLarge) {
 				t.Errorf("read past the cap: err = %v, want ErrTooLarge", err)
 			}
 		})
@@ -91,15 +93,15 @@ func TestGCSListPaginates(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		q           Query
+		q           prowcrawl.Query
 		dirs, files int
 		minRequests int
 		first, last string
 	}{
-		{q: Query{Prefix: "logs/job/", Delimiter: "/"}, dirs: 300, files: 1, minRequests: 1, first: "logs/job/1000/", last: "logs/job/latest-build.txt"},
-		{q: Query{Prefix: "pr-logs/directory/job/", Delimiter: "/"}, files: 300, minRequests: 3, first: "pr-logs/directory/job/1000.txt", last: "pr-logs/directory/job/1299.txt"},
-		{q: Query{Prefix: "logs/"}, files: 301, minRequests: 3, first: "logs/job/1000/started.json", last: "logs/job/latest-build.txt"},
-		{q: Query{Prefix: "logs/job/", Delimiter: "/", StartOffset: "logs/job/1290"}, dirs: 10, files: 1, minRequests: 1, first: "logs/job/1290/", last: "logs/job/latest-build.txt"},
+		{q: prowcrawl.Query{Prefix: "logs/job/", Delimiter: "/"}, dirs: 300, files: 1, minRequests: 1, first: "logs/job/1000/", last: "logs/job/latest-build.txt"},
+		{q: prowcrawl.Query{Prefix: "pr-logs/directory/job/", Delimiter: "/"}, files: 300, minRequests: 3, first: "pr-logs/directory/job/1000.txt", last: "pr-logs/directory/job/1299.txt"},
+		{q: prowcrawl.Query{Prefix: "logs/"}, files: 301, minRequests: 3, first: "logs/job/1000/started.json", last: "logs/job/latest-build.txt"},
+		{q: prowcrawl.Query{Prefix: "logs/job/", Delimiter: "/", StartOffset: "logs/job/1290"}, dirs: 10, files: 1, minRequests: 1, first: "logs/job/1290/", last: "logs/job/latest-build.txt"},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%+v", tc.q), func(t *testing.T) {
@@ -136,7 +138,7 @@ func TestGCSPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ents, err := src.List(t.Context(), Query{Prefix: "logs/", Delimiter: "/"})
+	ents, err := src.List(t.Context(), prowcrawl.Query{Prefix: "logs/", Delimiter: "/"})
 	if err != nil {
 		t.Fatal(err)
 	}

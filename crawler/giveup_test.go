@@ -9,12 +9,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // brokenSource is a source whose named objects cannot be read, as an object
 // whose download fails every time does; it counts the opens of each.
 type brokenSource struct {
-	Source
+	prowcrawl.Source
 	mu     sync.Mutex
 	broken map[string]bool
 	opened map[string]int

@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // genSource is a Source whose objects, beyond those of the wrapped one,
 // are made on the fly: a test can read gigabytes without storing them.
 type genSource struct {
-	Source
+	prowcrawl.Source
 	gen map[string]generated
 }
 
@@ -25,17 +27,17 @@ type generated struct {
 	open func() io.Reader
 }
 
-func (g *genSource) List(ctx context.Context, q Query) ([]Entry, error) {
+func (g *genSource) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
 	ents, err := g.Source.List(ctx, q)
 	if err != nil || q.Delimiter != "" {
 		return ents, err
 	}
 	for name, o := range g.gen {
 		if strings.HasPrefix(name, q.Prefix) {
-			ents = append(ents, Entry{Name: name, Size: o.size})
+			ents = append(ents, prowcrawl.Entry{Name: name, Size: o.size})
 		}
 	}
-	slices.SortFunc(ents, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(ents, func(a, b prowcrawl.Entry) int { return strings.Compare(a.Name, b.Name) })
 	return ents, nil
 }
 
@@ -117,7 +119,7 @@ func memoryPeak(f func()) memStats {
 }
 
 // hugeRun is a finished run whose build log the test makes up.
-func hugeRun(t *testing.T, log generated) (Source, string) {
+func hugeRun(t *testing.T, log generated) (prowcrawl.Source, string) {
 	t.Helper()
 	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	dir := "logs/" + hostileJob + "/1/"

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // tokenBucket answers object listings (the JSON API's objects.list) with
@@ -67,7 +69,7 @@ func TestListingBounds(t *testing.T) {
 			}
 			defer src.Close()
 			start := time.Now()
-			_, err = src.List(t.Context(), Query{Prefix: "logs/", Delimiter: "/"})
+			_, err = src.List(t.Context(), prowcrawl.Query{Prefix: "logs/", Delimiter: "/"})
 			if !errors.Is(err, tc.is) {
 				t.Fatalf("list: %v, want %v", err, tc.is)
 			}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // Dir is a Source over a local directory that mirrors a bucket's layout, as
@@ -23,7 +25,7 @@ type Dir struct {
 	name string
 }
 
-var _ Source = (*Dir)(nil)
+var _ prowcrawl.Source = (*Dir)(nil)
 
 // NewMirror opens dir as a mirror of the bucket gs://NAME: its runs are
 // recorded in that bucket, with Prow links to it, so that they are the same
@@ -92,7 +94,7 @@ func (d *Dir) Close() error { return d.root.Close() }
 // Entry.Problem saying so, and the run it belongs to records it. Listing
 // through such a link (a job or build directory that is one) fails with
 // the same sentence.
-func (d *Dir) List(ctx context.Context, q Query) ([]Entry, error) {
+func (d *Dir) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -113,8 +115,8 @@ func (d *Dir) List(ctx context.Context, q Query) ([]Entry, error) {
 	if dir == "" {
 		dir = "."
 	}
-	var out []Entry
-	add := func(e Entry) {
+	var out []prowcrawl.Entry
+	add := func(e prowcrawl.Entry) {
 		if strings.HasPrefix(e.Name, q.Prefix) && e.Name >= q.StartOffset {
 			out = append(out, e)
 		}
@@ -142,7 +144,7 @@ func (d *Dir) List(ctx context.Context, q Query) ([]Entry, error) {
 // descends into subdirectories, else they are added as prefixes. above
 // are the directories walked into to reach dir, dir last, so that a link
 // back to one of them is seen as the loop it is.
-func (d *Dir) walk(ctx context.Context, dir string, above []fs.FileInfo, deep bool, add func(Entry)) error {
+func (d *Dir) walk(ctx context.Context, dir string, above []fs.FileInfo, deep bool, add func(prowcrawl.Entry)) error {
 	ents, err := fs.ReadDir(d.root.FS(), dir)
 	if err != nil {
 		return err
@@ -172,24 +174,24 @@ func (d *Dir) walk(ctx context.Context, dir string, above []fs.FileInfo, deep bo
 				if !deep {
 					n += "/"
 				}
-				add(Entry{Name: n, Size: -1, Prefix: !deep, Problem: d.linkProblem(p, err)})
+				add(prowcrawl.Entry{Name: n, Size: -1, Prefix: !deep, Problem: d.linkProblem(p, err)})
 				continue
 			}
 			info = target
 		}
 		switch {
 		case info.IsDir() && !deep:
-			add(Entry{Name: n + "/", Prefix: true})
+			add(prowcrawl.Entry{Name: n + "/", Prefix: true})
 		case info.IsDir():
 			if slices.ContainsFunc(above, func(a fs.FileInfo) bool { return os.SameFile(a, info) }) {
-				add(Entry{Name: n, Size: -1, Problem: fmt.Sprintf("%s is a symbolic link to a directory that holds it (a loop): not followed", p)})
+				add(prowcrawl.Entry{Name: n, Size: -1, Problem: fmt.Sprintf("%s is a symbolic link to a directory that holds it (a loop): not followed", p)})
 				continue
 			}
 			if err := d.walk(ctx, p, append(slices.Clip(above), info), deep, add); err != nil {
 				return err
 			}
 		case info.Mode().IsRegular():
-			add(Entry{Name: n, Size: info.Size()})
+			add(prowcrawl.Entry{Name: n, Size: info.Size()})
 		}
 	}
 	return nil

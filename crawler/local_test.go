@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -47,7 +49,7 @@ func TestDirListsLikeGCS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := []Query{
+	queries := []prowcrawl.Query{
 		{Prefix: "logs/", Delimiter: "/"},
 		{Prefix: "logs/job-a/", Delimiter: "/"},
 		{Prefix: "logs/job-a/", Delimiter: "/", StartOffset: "logs/job-a/99"},
@@ -96,7 +98,7 @@ func TestDirRefusesEscapes(t *testing.T) {
 			t.Errorf("Open(%q) succeeded, want it refused", name)
 		}
 	}
-	if _, err := src.List(t.Context(), Query{Prefix: "../", Delimiter: "/"}); err == nil {
+	if _, err := src.List(t.Context(), prowcrawl.Query{Prefix: "../", Delimiter: "/"}); err == nil {
 		t.Error("List of ../ succeeded, want it refused")
 	}
 }

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // slowSource delays every object it opens.
 type slowSource struct {
-	Source
+	prowcrawl.Source
 	delay time.Duration
 }
 

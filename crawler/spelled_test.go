@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // TestBuildSpelledTwice: a job directory that holds 09999/ beside 9999/
@@ -44,8 +46,8 @@ func TestBuildSpelledTwice(t *testing.T) {
 		job + "10000/finished.json": finished(at.Add(time.Hour), "SUCCESS"),
 	}
 	dir := writeTree(t, files)
-	sources := map[string]func(t *testing.T) Source{
-		"mirror": func(t *testing.T) Source {
+	sources := map[string]func(t *testing.T) prowcrawl.Source{
+		"mirror": func(t *testing.T) prowcrawl.Source {
 			src, err := NewDir(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -53,7 +55,7 @@ func TestBuildSpelledTwice(t *testing.T) {
 			t.Cleanup(func() { src.Close() })
 			return src
 		},
-		"gcs": func(t *testing.T) Source {
+		"gcs": func(t *testing.T) prowcrawl.Source {
 			newEmulator(t, "ci", bucketObjects(t, dir, "ci"))
 			src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{})
 			if err != nil {

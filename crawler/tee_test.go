@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // TestJUnitScannedWhileParsed: a JUnit file a rule reads is scanned from
@@ -75,7 +77,7 @@ func TestJUnitScannedWhileParsed(t *testing.T) {
 // failingOpens fails the download of one object, as a bucket that keeps
 // cutting it off would.
 type failingOpens struct {
-	Source
+	prowcrawl.Source
 	name string
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/crawler"
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -165,7 +166,7 @@ func refetch(ctx context.Context, store *db.DB, co cacheOptions, dbPath, bucket 
 	return errors.Join(errs...)
 }
 
-func closeSource(src crawler.Source) {
+func closeSource(src prowcrawl.Source) {
 	if c, ok := src.(io.Closer); ok {
 		c.Close()
 	}
