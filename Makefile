@@ -78,15 +78,20 @@ fuzz-short:
 
 ## deps: dependencies point one way. The domain (the root package)
 ## imports only the standard library and prow, only db touches SQL, only
-## crawler touches GCS, artifact stores nothing, the parsers, the
+## gcs touches GCS, the backends (gcs, mirror) import no package of the
+## module but the root, artifact stores nothing, the parsers, the
 ## classifier, the statistics and the proposals of new symptoms do no I/O,
-## and nothing outside tests starts another program.
+## nothing below the domain's users (the backends, cache, artifact, the
+## parsers, classify, stats, suggest) imports db, and nothing outside tests
+## starts another program.
 deps:
 	@set -e; $(GO) list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk ' \
 	  { pkg=$$1; sub(".*/prowcrawl/?", "", pkg); root=($$1 == "github.com/openshift-eng/prowcrawl"); \
 	    for (i = 2; i <= NF; i++) { imp=$$i; \
 	      if ((imp == "database/sql" || imp ~ /^modernc.org\/sqlite/) && pkg != "db") { print pkg " imports " imp " (only db may)"; bad=1 } \
-	      if (imp ~ /^cloud.google.com\/go\/storage/ && pkg != "crawler") { print pkg " imports " imp " (only crawler may)"; bad=1 } \
+	      if (imp ~ /^cloud.google.com\/go\/storage/ && pkg != "gcs") { print pkg " imports " imp " (only gcs may)"; bad=1 } \
+	      if ((pkg == "gcs" || pkg == "mirror") && imp ~ /prowcrawl\// && imp !~ /prowcrawl\/prow$$/) { print pkg " imports " imp " (a backend imports only the root package and prow)"; bad=1 } \
+	      if ((pkg == "gcs" || pkg == "mirror" || pkg == "cache" || pkg == "artifact" || pkg == "prow" || pkg == "classify" || pkg == "stats" || pkg == "suggest") && imp ~ /prowcrawl\/db$$/) { print pkg " imports " imp " (it is below db)"; bad=1 } \
 	      if ((pkg == "prow" || pkg == "classify" || pkg == "stats" || pkg == "suggest") && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(db|crawler|analyze)$$/)) { print pkg " imports " imp " (it must do no I/O)"; bad=1 } \
 	      if (root && imp ~ /prowcrawl\// && imp !~ /prowcrawl\/prow$$/) { print "prowcrawl imports " imp " (the domain imports only prow)"; bad=1 } \
 	      if (root && imp ~ /\./ && imp !~ /^github.com\/openshift-eng\/prowcrawl\//) { print "prowcrawl imports " imp " (the domain imports only the standard library and prow)"; bad=1 } \

@@ -2,8 +2,10 @@ package prowcrawl
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 )
 
 // Source is a bucket of Prow job artifacts: GCS or a directory mirroring one.
@@ -46,3 +48,21 @@ type Entry struct {
 
 // ErrNotExist is returned for objects that do not exist.
 var ErrNotExist = fs.ErrNotExist
+
+// ParseBucketURL splits gs://NAME[/PREFIX] into the bucket's name and the
+// prefix its objects are under: "" or a name ending in a slash.
+func ParseBucketURL(u string) (bucket, prefix string, err error) {
+	rest, ok := strings.CutPrefix(u, "gs://")
+	if !ok {
+		return "", "", fmt.Errorf("bucket %q: want gs://NAME[/PREFIX]", u)
+	}
+	bucket, prefix, _ = strings.Cut(rest, "/")
+	if bucket == "" {
+		return "", "", fmt.Errorf("bucket %q: no bucket name", u)
+	}
+	prefix = strings.Trim(prefix, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	return bucket, prefix, nil
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // admitted runs c.admit in the background and says when it returns.
@@ -133,7 +134,7 @@ func (r *readCounter) read() int {
 // writer within the byte budget and no more runs start; once the lock is
 // released, every run is stored.
 func TestSlowWriterHoldsBack(t *testing.T) {
-	dir, err := NewDir(sampleDir)
+	dir, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}

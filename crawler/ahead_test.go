@@ -16,6 +16,7 @@ import (
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/mirror"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -248,7 +249,7 @@ func TestAheadErrors(t *testing.T) {
 // at a time) and 16 gives equal databases.
 func TestAheadCrawlEqual(t *testing.T) {
 	t.Parallel()
-	src, err := NewDir(sampleDir)
+	src, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +338,7 @@ func TestRunReadInOneGo(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := fmt.Sprintf("logs/%s/%d/", hostileJob, tc.id)
-			root, err := NewDir(writeTree(t, files(dir)))
+			root, err := mirror.New(writeTree(t, files(dir)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/gcs"
 )
 
 // BenchmarkCrawlLatency crawls copies of the sample bucket's periodic jobs
@@ -54,7 +55,7 @@ func BenchmarkCrawlLatency(b *testing.B) {
 	}
 	e := newEmulator(b, "bucket", objs)
 	e.latency = latency
-	src, err := NewGCS(b.Context(), "gs://bucket", GCSOptions{})
+	src, err := gcs.New(b.Context(), "gs://bucket", gcs.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

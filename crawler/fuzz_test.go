@@ -1,13 +1,11 @@
 package crawler
 
 import (
-	"io"
-	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/openshift-eng/prowcrawl/mirror"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -31,49 +29,11 @@ func FuzzRunDir(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !validName(dir) || path.Clean(dir) != dir || !filepath.IsLocal(dir) {
+		if !mirror.ValidName(dir) || path.Clean(dir) != dir || !filepath.IsLocal(dir) {
 			t.Fatalf("runDir(%q) = %q, not a clean relative name", link, dir)
 		}
 		if _, ok := prow.ParseRunPath(dir); !ok {
 			t.Fatalf("runDir(%q) = %q, not a run directory", link, dir)
-		}
-	})
-}
-
-// FuzzDirOpen: no object name, listed or made up, opens a file outside
-// the directory of a local source.
-func FuzzDirOpen(f *testing.F) {
-	parent := f.TempDir()
-	if err := os.WriteFile(filepath.Join(parent, "secret"), []byte("secret"), 0o600); err != nil {
-		f.Fatal(err)
-	}
-	root := filepath.Join(parent, "bucket")
-	if err := os.MkdirAll(filepath.Join(root, "logs", "j", "1"), 0o755); err != nil {
-		f.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "logs", "j", "1", "started.json"), []byte("{}"), 0o600); err != nil {
-		f.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(parent, "secret"), filepath.Join(root, "logs", "link")); err != nil {
-		f.Fatal(err)
-	}
-	src, err := NewDir(root)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { src.Close() })
-	for _, s := range []string{"logs/j/1/started.json", "../secret", "logs/../../secret", "logs/link", "/etc/passwd", `logs\..\..\secret`, "logs/j/1/\x00", "./logs/j/1/started.json"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, name string) {
-		rc, err := src.Open(t.Context(), name)
-		if err != nil {
-			return
-		}
-		defer rc.Close()
-		b, _ := io.ReadAll(io.LimitReader(rc, 64))
-		if strings.Contains(string(b), "secret") || !validName(name) || !filepath.IsLocal(name) {
-			t.Fatalf("Open(%q) read %q", name, b)
 		}
 	})
 }

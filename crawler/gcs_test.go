@@ -5,13 +5,13 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/gcs"
 )
 
 func gzipBytes(t *testing.T, s string) []byte {
@@ -45,7 +45,7 @@ func TestGCSReads(t *testing.T) {
 				// Gzip bytes without Content-Encoding, as a step may upload them.
 				obj("ci", "logs/j/1/artifacts/raw.gz", gzipBytes(t, log)),
 			})
-			src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{JSONReads: jsonReads})
+			src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{JSONReads: jsonReads})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestGCSListPaginates(t *testing.T) {
 	objs = append(objs, obj("ci", "logs/job/latest-build.txt", []byte("1299")))
 	e := newEmulator(t, "ci", objs)
 	// Real GCS pages at 1000 entries; the emulator pages only when asked.
-	src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{PageSize: 125})
+	src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{PageSize: 125})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,30 +131,6 @@ func TestGCSListPaginates(t *testing.T) {
 	}
 }
 
-// TestGCSPrefix reads a bucket whose runs live under a prefix.
-func TestGCSPrefix(t *testing.T) {
-	newEmulator(t, "ci", []fakestorage.Object{obj("ci", "mirror/logs/j/1/started.json", []byte("{}"))})
-	src, err := NewGCS(t.Context(), "gs://ci/mirror/", GCSOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ents, err := src.List(t.Context(), prowcrawl.Query{Prefix: "logs/", Delimiter: "/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ents) != 1 || ents[0].Name != "logs/j/" {
-		t.Fatalf("listing under the prefix = %v, want [logs/j/]", ents)
-	}
-	rc, err := src.Open(t.Context(), "logs/j/1/started.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	if b, _ := io.ReadAll(rc); string(b) != "{}" {
-		t.Errorf("read %q", b)
-	}
-}
-
 func TestOpenSource(t *testing.T) {
 	tests := []struct {
 		url, want string
@@ -166,7 +142,7 @@ func TestOpenSource(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
-			_, err := Open(t.Context(), tc.url, GCSOptions{})
+			_, err := Open(t.Context(), tc.url, gcs.Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Open(%q) = %v, want an error containing %q", tc.url, err, tc.want)
 			}

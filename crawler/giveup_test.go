@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // brokenSource is a source whose named objects cannot be read, as an object
@@ -56,7 +57,7 @@ func problemTree(t *testing.T) (*brokenSource, string) {
 	}
 	broken := "logs/" + job + "/2125900000000000001/artifacts/junit_operator.xml"
 	files["logs/"+job+"/2125900000000000002/artifacts/junit_operator.xml"] = `<testsuite name="operator"><testcase name="Run multi-stage test e2e-aws-ovn-upgrade" time="2999"/><testcase na`
-	dir, err := NewDir(writeTree(t, files))
+	dir, err := mirror.New(writeTree(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // genSource is a Source whose objects, beyond those of the wrapped one,
@@ -123,7 +124,7 @@ func hugeRun(t *testing.T, log generated) (prowcrawl.Source, string) {
 	t.Helper()
 	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	dir := "logs/" + hostileJob + "/1/"
-	root, err := NewDir(writeTree(t, map[string]string{
+	root, err := mirror.New(writeTree(t, map[string]string{
 		dir + "started.json":  started(t0),
 		dir + "finished.json": finished(t0.Add(time.Hour), "FAILURE"),
 		dir + "artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_upgrade_1.xml": junitWithFlake,

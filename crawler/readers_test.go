@@ -11,6 +11,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // slowSource delays every object it opens.
@@ -29,7 +30,7 @@ func (s slowSource) Open(ctx context.Context, name string) (io.ReadCloser, error
 // holds a read transaction open throughout) nor ever see a run without
 // all of its tests and symptoms.
 func TestReadersDuringCrawl(t *testing.T) {
-	dir, err := NewDir(sampleDir)
+	dir, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}

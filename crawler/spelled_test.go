@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestBuildSpelledTwice: a job directory that holds 09999/ beside 9999/
@@ -48,7 +50,7 @@ func TestBuildSpelledTwice(t *testing.T) {
 	dir := writeTree(t, files)
 	sources := map[string]func(t *testing.T) prowcrawl.Source{
 		"mirror": func(t *testing.T) prowcrawl.Source {
-			src, err := NewDir(dir)
+			src, err := mirror.New(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +59,7 @@ func TestBuildSpelledTwice(t *testing.T) {
 		},
 		"gcs": func(t *testing.T) prowcrawl.Source {
 			newEmulator(t, "ci", bucketObjects(t, dir, "ci"))
-			src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{})
+			src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

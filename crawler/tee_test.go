@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestJUnitScannedWhileParsed: a JUnit file a rule reads is scanned from
@@ -45,7 +46,7 @@ func TestJUnitScannedWhileParsed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := "logs/" + hostileJob + "/1/"
-			src, err := NewDir(writeTree(t, map[string]string{
+			src, err := mirror.New(writeTree(t, map[string]string{
 				dir + "started.json":  started(t0),
 				dir + "finished.json": finished(t0.Add(time.Hour), "FAILURE"),
 				dir + "artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_e2e.xml": tc.junit,
@@ -94,7 +95,7 @@ func (f failingOpens) Open(ctx context.Context, name string) (io.ReadCloser, err
 func TestPartialRunSaysWhatWasNotRead(t *testing.T) {
 	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	dir := "logs/" + hostileJob + "/1/"
-	root, err := NewDir(writeTree(t, map[string]string{
+	root, err := mirror.New(writeTree(t, map[string]string{
 		dir + "started.json":  started(t0),
 		dir + "finished.json": finished(t0.Add(time.Hour), "FAILURE"),
 		dir + "build-log.txt": "a log\n",

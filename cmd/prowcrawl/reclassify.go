@@ -12,6 +12,8 @@ import (
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/crawler"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -140,11 +142,11 @@ func refetch(ctx context.Context, store *db.DB, co cacheOptions, dbPath, bucket 
 		if bucket != "" {
 			url = bucket
 		}
-		src, err := crawler.Open(ctx, url, crawler.GCSOptions{Auth: auth})
+		src, err := crawler.Open(ctx, url, gcs.Options{Auth: auth})
 		if err != nil {
 			return usageError{err}
 		}
-		if d, ok := src.(*crawler.Dir); ok {
+		if d, ok := src.(*mirror.Dir); ok {
 			if err := d.MirrorOf("gs://" + b); err != nil {
 				closeSource(src)
 				return usagef("--bucket: %v", err)

@@ -1,4 +1,4 @@
-package crawler
+package mirror
 
 import (
 	"context"
@@ -16,9 +16,10 @@ import (
 	"github.com/openshift-eng/prowcrawl"
 )
 
-// Dir is a Source over a local directory that mirrors a bucket's layout, as
-// `gsutil -m rsync -r gs://BUCKET/logs/JOB DIR/logs/JOB` leaves it. Reads go
-// through an os.Root, so no name can reach outside the directory.
+// Dir is a prowcrawl.Source over a local directory that mirrors a
+// bucket's layout, as `gsutil -m rsync -r gs://BUCKET/logs/JOB
+// DIR/logs/JOB` leaves it. Reads go through an os.Root, so no name can
+// reach outside the directory.
 type Dir struct {
 	root *os.Root
 	dir  string
@@ -27,24 +28,9 @@ type Dir struct {
 
 var _ prowcrawl.Source = (*Dir)(nil)
 
-// NewMirror opens dir as a mirror of the bucket gs://NAME: its runs are
-// recorded in that bucket, with Prow links to it, so that they are the same
-// runs as those a crawl of the bucket itself finds.
-func NewMirror(dir, bucketURL string) (*Dir, error) {
-	d, err := NewDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := d.MirrorOf(bucketURL); err != nil {
-		d.Close()
-		return nil, err
-	}
-	return d, nil
-}
-
 // MirrorOf names the bucket, gs://NAME, that the directory mirrors.
 func (d *Dir) MirrorOf(bucketURL string) error {
-	name, prefix, err := splitGSURL(bucketURL)
+	name, prefix, err := prowcrawl.ParseBucketURL(bucketURL)
 	if err != nil {
 		return err
 	}
@@ -55,9 +41,9 @@ func (d *Dir) MirrorOf(bucketURL string) error {
 	return nil
 }
 
-// NewDir opens dir as a source. The bucket name recorded for its runs is the
-// directory's base name; NewMirror names the bucket it mirrors.
-func NewDir(dir string) (*Dir, error) {
+// New opens dir as a source. The bucket name recorded for its runs is the
+// directory's base name; MirrorOf names the bucket it mirrors.
+func New(dir string) (*Dir, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("bucket directory %s: %w", dir, err)
@@ -101,7 +87,7 @@ func (d *Dir) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, e
 	if q.Delimiter != "" && q.Delimiter != "/" {
 		return nil, fmt.Errorf("list %s: delimiter %q not supported", q.Prefix, q.Delimiter)
 	}
-	if !validName(strings.TrimSuffix(q.Prefix, "/")) && q.Prefix != "" {
+	if !ValidName(strings.TrimSuffix(q.Prefix, "/")) && q.Prefix != "" {
 		return nil, fmt.Errorf("list %q: invalid name", q.Prefix)
 	}
 	// The directory that holds every name with this prefix.
@@ -240,7 +226,7 @@ func (d *Dir) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !validName(name) {
+	if !ValidName(name) {
 		return nil, fmt.Errorf("open %q: invalid object name", name)
 	}
 	f, err := d.root.Open(name)
@@ -258,8 +244,10 @@ func (d *Dir) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// validName reports whether an object name is safe to map onto a file path.
-func validName(name string) bool {
+// ValidName reports whether an object name is safe to map onto a file path
+// below the directory: relative, clean, without backslashes or control
+// characters. Open refuses any other.
+func ValidName(name string) bool {
 	if name == "" || !fs.ValidPath(name) || strings.ContainsRune(name, '\\') {
 		return false
 	}
