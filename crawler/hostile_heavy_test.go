@@ -13,40 +13,39 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
 	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
-// genSource is a Source whose objects, beyond those of the wrapped one,
+// genSource is a source whose objects, beyond those of the wrapped one,
 // are made on the fly: a test can read gigabytes without storing them.
-type genSource struct {
-	prowcrawl.Source
-	gen map[string]generated
+func genSource(inner prowcrawl.Source, gen map[string]generated) *sourcetest.Source {
+	s := sourcetest.Wrap(inner)
+	s.ListFunc = func(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
+		ents, err := inner.List(ctx, q)
+		if err != nil || q.Delimiter != "" {
+			return ents, err
+		}
+		for name, o := range gen {
+			if strings.HasPrefix(name, q.Prefix) {
+				ents = append(ents, prowcrawl.Entry{Name: name, Size: o.size})
+			}
+		}
+		slices.SortFunc(ents, func(a, b prowcrawl.Entry) int { return strings.Compare(a.Name, b.Name) })
+		return ents, nil
+	}
+	s.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) {
+		if o, ok := gen[name]; ok {
+			return io.NopCloser(o.open()), nil
+		}
+		return inner.Open(ctx, name)
+	}
+	return s
 }
 
 type generated struct {
 	size int64
 	open func() io.Reader
-}
-
-func (g *genSource) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
-	ents, err := g.Source.List(ctx, q)
-	if err != nil || q.Delimiter != "" {
-		return ents, err
-	}
-	for name, o := range g.gen {
-		if strings.HasPrefix(name, q.Prefix) {
-			ents = append(ents, prowcrawl.Entry{Name: name, Size: o.size})
-		}
-	}
-	slices.SortFunc(ents, func(a, b prowcrawl.Entry) int { return strings.Compare(a.Name, b.Name) })
-	return ents, nil
-}
-
-func (g *genSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	if o, ok := g.gen[name]; ok {
-		return io.NopCloser(o.open()), nil
-	}
-	return g.Source.Open(ctx, name)
 }
 
 // repeatReader gives block again and again, then tail: size bytes in all.
@@ -132,7 +131,7 @@ func hugeRun(t *testing.T, log generated) (prowcrawl.Source, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &genSource{Source: root, gen: map[string]generated{dir + "build-log.txt": log}}, dir
+	return genSource(root, map[string]generated{dir + "build-log.txt": log}), dir
 }
 
 // The lines are dated within the run (it starts Nov 20 10:00): a time it

@@ -28,7 +28,7 @@ func TestLookbackSequentialIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counted := &brokenSource{Source: src, broken: map[string]bool{}, opened: map[string]int{}}
+	counted := newBrokenSource(src)
 	d := openDB(t)
 	cfg := Config{Lookback: 14 * 24 * time.Hour, Now: func() time.Time { return now }}
 	sum, err := New(counted, d, cfg).Run(t.Context())

@@ -11,18 +11,18 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
 	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
-// slowSource delays every object it opens.
-type slowSource struct {
-	prowcrawl.Source
-	delay time.Duration
-}
-
-func (s slowSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	time.Sleep(s.delay)
-	return s.Source.Open(ctx, name)
+// slowSource is inner with every object it opens delayed.
+func slowSource(inner prowcrawl.Source, delay time.Duration) *sourcetest.Source {
+	s := sourcetest.Wrap(inner)
+	s.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) {
+		time.Sleep(delay)
+		return inner.Open(ctx, name)
+	}
+	return s
 }
 
 // TestReadersDuringCrawl: analysts reading the database on their own
@@ -93,7 +93,7 @@ func TestReadersDuringCrawl(t *testing.T) {
 	})
 	cfg := shortSample(sampleConfig())
 	cfg.Concurrency = 2
-	_, err = New(slowSource{Source: dir, delay: 5 * time.Millisecond}, d, cfg).Run(t.Context())
+	_, err = New(slowSource(dir, 5*time.Millisecond), d, cfg).Run(t.Context())
 	done.Store(true)
 	wg.Wait()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
 	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
@@ -75,18 +76,17 @@ func TestJUnitScannedWhileParsed(t *testing.T) {
 	}
 }
 
-// failingOpens fails the download of one object, as a bucket that keeps
-// cutting it off would.
-type failingOpens struct {
-	prowcrawl.Source
-	name string
-}
-
-func (f failingOpens) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	if name == f.name {
-		return nil, fmt.Errorf("read %s: connection reset by peer", name)
+// failingOpens is inner with the download of one object failing, as a
+// bucket that keeps cutting it off would.
+func failingOpens(inner prowcrawl.Source, failing string) *sourcetest.Source {
+	s := sourcetest.Wrap(inner)
+	s.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) {
+		if name == failing {
+			return nil, fmt.Errorf("read %s: connection reset by peer", name)
+		}
+		return inner.Open(ctx, name)
 	}
-	return f.Source.Open(ctx, name)
+	return s
 }
 
 // TestPartialRunSaysWhatWasNotRead: a run with a malformed JUnit file and
@@ -106,7 +106,7 @@ func TestPartialRunSaysWhatWasNotRead(t *testing.T) {
 	}
 	d := openDB(t)
 	cfg := Config{Jobs: upgradeJobs, Since: t0.Add(-time.Hour), Rules: builtinRules}
-	if _, err := New(failingOpens{root, dir + "build-log.txt"}, d, cfg).Run(t.Context()); !errors.Is(err, ErrRunsFailed) {
+	if _, err := New(failingOpens(root, dir+"build-log.txt"), d, cfg).Run(t.Context()); !errors.Is(err, ErrRunsFailed) {
 		t.Fatalf("crawl: %v, want ErrRunsFailed", err)
 	}
 	got := query(t, d, `SELECT fetch_status, fetch_error FROM runs`)
