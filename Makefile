@@ -79,11 +79,12 @@ fuzz-short:
 ## deps: dependencies point one way. The domain (the root package)
 ## imports only the standard library and prow, only db touches SQL, only
 ## gcs touches GCS, the backends (gcs, mirror) import no package of the
-## module but the root, artifact stores nothing, the parsers, the
-## classifier, the statistics and the proposals of new symptoms do no I/O,
-## nothing below the domain's users (the backends, cache, artifact, the
-## parsers, classify, stats, suggest) imports db, and nothing outside tests
-## imports the fake source or starts another program.
+## module but the root, the cache none but artifact, artifact stores
+## nothing, the parsers, the classifier, the statistics and the proposals
+## of new symptoms do no I/O, nothing below the domain's users (the
+## backends, cache, artifact, the parsers, classify, stats, suggest)
+## imports db, and nothing outside tests imports the fake source or starts
+## another program.
 deps:
 	@set -e; $(GO) list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk ' \
 	  { pkg=$$1; sub(".*/prowcrawl/?", "", pkg); root=($$1 == "github.com/openshift-eng/prowcrawl"); \
@@ -97,6 +98,7 @@ deps:
 	      if (root && imp ~ /\./ && imp !~ /^github.com\/openshift-eng\/prowcrawl\//) { print "prowcrawl imports " imp " (the domain imports only the standard library and prow)"; bad=1 } \
 	      if (pkg == "artifact" && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(crawler|cache|db)$$/)) { print pkg " imports " imp " (it must not know where bytes come from or go)"; bad=1 } \
 	      if (pkg == "db" && imp ~ /prowcrawl\/(crawler|classify|analyze|artifact)$$/) { print pkg " imports " imp " (db is the bottom layer)"; bad=1 } \
+	      if (pkg == "cache" && imp ~ /prowcrawl\// && imp !~ /prowcrawl\/artifact$$/) { print pkg " imports " imp " (the cache imports only artifact, whose run value it hands out)"; bad=1 } \
 	      if (imp ~ /prowcrawl\/internal\/sourcetest$$/) { print pkg " imports " imp " (the fake source is for tests only)"; bad=1 } \
 	      if (imp == "os/exec") { print pkg " imports " imp " (prowcrawl runs no other program)"; bad=1 } \
 	    } } END { exit bad }'

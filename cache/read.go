@@ -48,6 +48,8 @@ type Run struct {
 	ix    index
 	size  int64
 	names map[string]int
+	// misses are the files of Artifact that could not be read.
+	misses missed
 }
 
 // Open opens the cached run named by k. A run the cache does not hold is
