@@ -78,19 +78,25 @@ fuzz-short:
 
 ## deps: dependencies point one way. The domain (the root package)
 ## imports only the standard library and prow, only db touches SQL, only
-## crawler touches GCS, artifact stores nothing, the parsers, the
-## classifier, the statistics and the proposals of new symptoms do no I/O,
-## nothing outside tests starts another program, and a report is decided,
-## then rendered: assess decides from the numbers it is given and reads
-## and renders nothing, report only writes (every read of the store and
-## every analysis takes a context, which report never holds), and the
-## numbers (analyze, db) know nothing of the words above them.
+## gcs touches GCS, the backends (gcs, mirror) import no package of the
+## module but the root, the cache none but artifact, artifact stores
+## nothing, the parsers, the classifier, the statistics and the proposals
+## of new symptoms do no I/O, nothing below the domain's users (the
+## backends, cache, artifact, the parsers, classify, stats, suggest)
+## imports db, nothing outside tests imports the fake source or starts
+## another program, and a report is decided, then rendered: assess
+## decides from the numbers it is given and reads and renders nothing,
+## report only writes (every read of the store and every analysis takes a
+## context, which report never holds), and the numbers (analyze, db) know
+## nothing of the words above them.
 deps:
 	@set -e; $(GO) list -f '{{.ImportPath}} {{join .Imports " "}}' ./... | awk ' \
 	  { pkg=$$1; sub(".*/prowcrawl/?", "", pkg); root=($$1 == "github.com/openshift-eng/prowcrawl"); \
 	    for (i = 2; i <= NF; i++) { imp=$$i; \
 	      if ((imp == "database/sql" || imp ~ /^modernc.org\/sqlite/) && pkg != "db") { print pkg " imports " imp " (only db may)"; bad=1 } \
-	      if (imp ~ /^cloud.google.com\/go\/storage/ && pkg != "crawler") { print pkg " imports " imp " (only crawler may)"; bad=1 } \
+	      if (imp ~ /^cloud.google.com\/go\/storage/ && pkg != "gcs") { print pkg " imports " imp " (only gcs may)"; bad=1 } \
+	      if ((pkg == "gcs" || pkg == "mirror") && imp ~ /prowcrawl\// && imp !~ /prowcrawl\/prow$$/) { print pkg " imports " imp " (a backend imports only the root package and prow)"; bad=1 } \
+	      if ((pkg == "gcs" || pkg == "mirror" || pkg == "cache" || pkg == "artifact" || pkg == "prow" || pkg == "classify" || pkg == "stats" || pkg == "suggest") && imp ~ /prowcrawl\/db$$/) { print pkg " imports " imp " (it is below db)"; bad=1 } \
 	      if ((pkg == "prow" || pkg == "classify" || pkg == "stats" || pkg == "suggest") && (imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(db|crawler|analyze)$$/)) { print pkg " imports " imp " (it must do no I/O)"; bad=1 } \
 	      if (root && imp ~ /prowcrawl\// && imp !~ /prowcrawl\/prow$$/) { print "prowcrawl imports " imp " (the domain imports only prow)"; bad=1 } \
 	      if (root && imp ~ /\./ && imp !~ /^github.com\/openshift-eng\/prowcrawl\//) { print "prowcrawl imports " imp " (the domain imports only the standard library and prow)"; bad=1 } \
@@ -99,6 +105,8 @@ deps:
 	      if (pkg == "report" && (imp == "context" || imp == "os" || imp == "net/http")) { print pkg " imports " imp " (report only writes: it reads and computes nothing)"; bad=1 } \
 	      if (pkg == "assess" && (imp == "context" || imp == "os" || imp == "net/http" || imp ~ /prowcrawl\/(report|crawler|cache|classify|search|suggest|export)$$/)) { print pkg " imports " imp " (assess only decides: it reads and renders nothing)"; bad=1 } \
 	      if ((pkg == "analyze" || pkg == "db") && imp ~ /prowcrawl\/(report|assess)$$/) { print pkg " imports " imp " (the numbers know nothing of their words)"; bad=1 } \
+	      if (pkg == "cache" && imp ~ /prowcrawl\// && imp !~ /prowcrawl\/artifact$$/) { print pkg " imports " imp " (the cache imports only artifact, whose run value it hands out)"; bad=1 } \
+	      if (imp ~ /prowcrawl\/internal\/sourcetest$$/) { print pkg " imports " imp " (the fake source is for tests only)"; bad=1 } \
 	      if (imp == "os/exec") { print pkg " imports " imp " (prowcrawl runs no other program)"; bad=1 } \
 	    } } END { exit bad }'
 	@echo "dependency rules hold"

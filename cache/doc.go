@@ -21,19 +21,26 @@
 // replaced by rename, never changed in place, so an open Run keeps reading
 // the file it opened even when it is replaced or evicted meanwhile.
 //
-// Reading the cached files of a run, as reclassify, search and suggest do:
+// Reading a cached run, as reclassify, search and suggest do: the run is
+// handed out as an artifact.Run, the value a crawl hands artifact.Read from
+// a bucket, so that every reader of a run reads it one way:
 //
 //	c, err := cache.Open(dir, 0)
 //	run, err := c.Open(cache.Key{Bucket: "test-platform-results", Path: "logs/JOB/1234"})
 //	if errors.Is(err, cache.ErrNotCached) { ... } // absent, or damaged (ErrDamaged)
 //	defer run.Close()
-//	for obj, err := range run.All() { // the cached files, in listing order
-//		if err != nil { ... }         // damaged: the run must be read again
-//		io.Copy(dst, obj.Content)     // obj.Name is relative to the run's directory
+//	for _, f := range run.Artifact().Files { // the whole listing, in order
+//		rc, err := f.Open(ctx)           // ErrNotCached: listed, not read
+//		if err != nil { ... }            // ErrDamaged: the run must be read again
+//		io.Copy(dst, rc)                 // f.Name() is relative to the run's directory
+//		rc.Close()
 //	}
 //
-// and every run the cache holds: for e, err := range c.Runs() { ... }.
+// Run.All yields the cached objects alone, with their stored sizes, and
+// c.Runs() every run the cache holds.
 //
-// The package is pure local storage: it knows nothing of buckets, parsing,
-// classification or the database, and starts no goroutine.
+// The package is local storage: it knows nothing of buckets, parsing,
+// classification or the database, and starts no goroutine. It imports no
+// package of the module but artifact, whose run value it hands out (make
+// deps checks it).
 package cache

@@ -52,6 +52,8 @@ type Run struct {
 	ix    index
 	size  int64
 	names map[string]int
+	// misses are the files of Artifact that could not be read.
+	misses missed
 }
 
 // errNotRegular is openRegular's error for a name that is not a regular

@@ -9,6 +9,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // admitted runs c.admit in the background and says when it returns.
@@ -97,26 +101,30 @@ func TestAdmitByBytesHeld(t *testing.T) {
 // object is read before open is closed; arrived is closed when the first
 // one is asked for.
 type readCounter struct {
-	Source
+	*sourcetest.Source
 	open, arrived chan struct{}
 	once          sync.Once
 	mu            sync.Mutex
 	runs          int
 }
 
-func (r *readCounter) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	r.once.Do(func() { close(r.arrived) })
-	select {
-	case <-r.open:
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+func newReadCounter(inner prowcrawl.Source) *readCounter {
+	r := &readCounter{Source: sourcetest.Wrap(inner), open: make(chan struct{}), arrived: make(chan struct{})}
+	r.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) {
+		r.once.Do(func() { close(r.arrived) })
+		select {
+		case <-r.open:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		if path.Base(name) == "started.json" {
+			r.mu.Lock()
+			r.runs++
+			r.mu.Unlock()
+		}
+		return inner.Open(ctx, name)
 	}
-	if path.Base(name) == "started.json" {
-		r.mu.Lock()
-		r.runs++
-		r.mu.Unlock()
-	}
-	return r.Source.Open(ctx, name)
+	return r
 }
 
 func (r *readCounter) read() int {
@@ -131,11 +139,11 @@ func (r *readCounter) read() int {
 // writer within the byte budget and no more runs start; once the lock is
 // released, every run is stored.
 func TestSlowWriterHoldsBack(t *testing.T) {
-	dir, err := NewDir(sampleDir)
+	dir, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := &readCounter{Source: dir, open: make(chan struct{}), arrived: make(chan struct{})}
+	src := newReadCounter(dir)
 	t0 := time.Now()
 	store := openDB(t)
 	cfg := sampleConfig()

@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
+	"github.com/openshift-eng/prowcrawl/mirror"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -22,6 +25,7 @@ import (
 // are under way at once (or a second has passed, which fails the test), so
 // a reader that opens one object at a time is caught.
 type gateSource struct {
+	*sourcetest.Source
 	t       testing.TB
 	objects map[string][]byte
 	want    int
@@ -35,22 +39,22 @@ type gateSource struct {
 }
 
 func newGateSource(t testing.TB, want int, objects map[string][]byte) *gateSource {
-	return &gateSource{t: t, objects: objects, want: want, fail: map[string]error{}, all: make(chan struct{})}
+	g := &gateSource{t: t, objects: objects, want: want, fail: map[string]error{}, all: make(chan struct{})}
+	g.Source = &sourcetest.Source{BucketFunc: func() string { return "gate" }, ListFunc: g.list, OpenFunc: g.serve}
+	return g
 }
 
-func (g *gateSource) Bucket() string { return "gate" }
-
-func (g *gateSource) List(ctx context.Context, q Query) ([]Entry, error) {
-	var out []Entry
+func (g *gateSource) list(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
+	var out []prowcrawl.Entry
 	for name, b := range g.objects {
 		if strings.HasPrefix(name, q.Prefix) {
-			out = append(out, Entry{Name: name, Size: int64(len(b))})
+			out = append(out, prowcrawl.Entry{Name: name, Size: int64(len(b))})
 		}
 	}
 	return out, nil
 }
 
-func (g *gateSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+func (g *gateSource) serve(ctx context.Context, name string) (io.ReadCloser, error) {
 	g.mu.Lock()
 	g.open++
 	g.peak = max(g.peak, g.open)
@@ -74,20 +78,20 @@ func (g *gateSource) Open(ctx context.Context, name string) (io.ReadCloser, erro
 	}
 	b, ok := g.objects[name]
 	if !ok {
-		return nil, ErrNotExist
+		return nil, prowcrawl.ErrNotExist
 	}
 	return io.NopCloser(bytes.NewReader(b)), nil
 }
 
-func (g *gateSource) entries(names ...string) []Entry {
-	var out []Entry
+func (g *gateSource) entries(names ...string) []prowcrawl.Entry {
+	var out []prowcrawl.Entry
 	for _, n := range names {
-		out = append(out, Entry{Name: n, Size: int64(len(g.objects[n]))})
+		out = append(out, prowcrawl.Entry{Name: n, Size: int64(len(g.objects[n]))})
 	}
 	return out
 }
 
-func testCrawler(src Source, concurrency int) *Crawler {
+func testCrawler(src prowcrawl.Source, concurrency int) *Crawler {
 	return New(src, nil, Config{Concurrency: concurrency})
 }
 
@@ -247,7 +251,7 @@ func TestAheadErrors(t *testing.T) {
 // at a time) and 16 gives equal databases.
 func TestAheadCrawlEqual(t *testing.T) {
 	t.Parallel()
-	src, err := NewDir(sampleDir)
+	src, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +279,7 @@ func TestAheadCrawlEqual(t *testing.T) {
 // for at once (or fails the test after a second), to tell a run read in
 // one go from one read in steps.
 type gatedOpens struct {
-	Source
+	*sourcetest.Source
 	t    testing.TB
 	run  string
 	want int
@@ -286,10 +290,19 @@ type gatedOpens struct {
 	all  chan struct{}
 }
 
-func (g *gatedOpens) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	if !strings.HasPrefix(name, g.run) {
-		return g.Source.Open(ctx, name)
+func newGatedOpens(t testing.TB, inner prowcrawl.Source, run string, want int) *gatedOpens {
+	g := &gatedOpens{Source: sourcetest.Wrap(inner), t: t, run: run, want: want, all: make(chan struct{})}
+	g.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) {
+		if strings.HasPrefix(name, g.run) {
+			g.gate(name)
+		}
+		return inner.Open(ctx, name)
 	}
+	return g
+}
+
+// gate waits until want downloads of the run are asked for at once.
+func (g *gatedOpens) gate(name string) {
 	g.mu.Lock()
 	g.n++
 	g.peak = max(g.peak, g.n)
@@ -305,7 +318,6 @@ func (g *gatedOpens) Open(ctx context.Context, name string) (io.ReadCloser, erro
 	g.mu.Lock()
 	g.n--
 	g.mu.Unlock()
-	return g.Source.Open(ctx, name)
 }
 
 // TestRunReadInOneGo: a finished run whose id dates it well inside the
@@ -336,11 +348,11 @@ func TestRunReadInOneGo(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := fmt.Sprintf("logs/%s/%d/", hostileJob, tc.id)
-			root, err := NewDir(writeTree(t, files(dir)))
+			root, err := mirror.New(writeTree(t, files(dir)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			src := &gatedOpens{Source: root, t: t, run: dir, want: tc.want, all: make(chan struct{})}
+			src := newGatedOpens(t, root, dir, tc.want)
 			d := openDB(t)
 			cfg := Config{Jobs: upgradeJobs, Since: t0.Add(-30 * 24 * time.Hour), Rules: builtinRules}
 			if _, err := New(src, d, cfg).Run(t.Context()); err != nil {

@@ -20,7 +20,10 @@ import (
 	"github.com/sourcegraph/conc/pool"
 	"google.golang.org/api/iterator"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
 )
 
 // BenchmarkCrawlLatency crawls copies of the sample bucket's periodic jobs
@@ -53,7 +56,7 @@ func BenchmarkCrawlLatency(b *testing.B) {
 	}
 	e := newEmulator(b, "bucket", objs)
 	e.latency = latency
-	src, err := NewGCS(b.Context(), "gs://bucket", GCSOptions{})
+	src, err := gcs.New(b.Context(), "gs://bucket", gcs.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -192,11 +195,11 @@ func BenchmarkCrawlLatency(b *testing.B) {
 				e.mu.Unlock()
 				cfg := Config{Jobs: []*regexp.Regexp{regexp.MustCompile("upgrade")}, Since: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC),
 					Concurrency: conc, Rules: builtinRules}
-				tl := &timeline{Source: src}
+				tl := &timeline{}
 				b.StartTimer()
 				m0 := gcNow()
 				t0, c0 := time.Now(), cpuTime()
-				sum, err := New(tl, d, cfg).Run(b.Context())
+				sum, err := New(tl.source(src), d, cfg).Run(b.Context())
 				t1, c1 := time.Now(), cpuTime()
 				b.Logf("garbage: %s", gcNow().since(m0))
 				b.StopTimer()
@@ -243,7 +246,6 @@ func BenchmarkCrawlLatency(b *testing.B) {
 // the crawl's request bound, so that the requests it sees in flight are the
 // slots busy.
 type timeline struct {
-	Source
 	mu    sync.Mutex
 	spans []span
 }
@@ -259,15 +261,21 @@ func (tl *timeline) add(s span) {
 	tl.mu.Unlock()
 }
 
-func (tl *timeline) List(ctx context.Context, q Query) ([]Entry, error) {
-	s := span{start: time.Now(), kind: "list"}
-	defer func() { s.end = time.Now(); tl.add(s) }()
-	return tl.Source.List(ctx, q)
+// source is src with its requests recorded in tl.
+func (tl *timeline) source(src prowcrawl.Source) *sourcetest.Source {
+	s := sourcetest.Wrap(src)
+	s.ListFunc = func(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
+		s := span{start: time.Now(), kind: "list"}
+		defer func() { s.end = time.Now(); tl.add(s) }()
+		return src.List(ctx, q)
+	}
+	s.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) { return tl.open(ctx, src, name) }
+	return s
 }
 
-func (tl *timeline) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+func (tl *timeline) open(ctx context.Context, src prowcrawl.Source, name string) (io.ReadCloser, error) {
 	s := span{start: time.Now(), kind: "read"}
-	rc, err := tl.Source.Open(ctx, name)
+	rc, err := src.Open(ctx, name)
 	if err != nil {
 		s.end = time.Now()
 		tl.add(s)

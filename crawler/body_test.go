@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestHTMLInPlaceOfAnArtifact: a JUnit file or a JSON metadata file
@@ -28,7 +30,7 @@ func TestHTMLInPlaceOfAnArtifact(t *testing.T) {
 		dir + "artifacts/e2e-aws-ovn-upgrade/openshift-e2e-test/artifacts/junit/junit_upgrade_1.xml": junitWithFlake,
 	}
 	root := writeTree(t, files)
-	src, err := NewDir(root)
+	src, err := mirror.New(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/classify"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/mirror"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -60,7 +62,7 @@ func notRun(format string, args ...any) error { return notRunError{fmt.Sprintf(f
 // Anything else (an empty directory, a bucket's directory of jobs, a job
 // in a bucket, a directory without run files) gives an error matching
 // ErrNotRun.
-func Classify(ctx context.Context, rules []classify.Rule, target string, opts GCSOptions) ([]Finding, error) {
+func Classify(ctx context.Context, rules []classify.Rule, target string, opts gcs.Options) ([]Finding, error) {
 	if bucket, dir, ok, err := remoteRun(target); err != nil {
 		return nil, err
 	} else if ok {
@@ -201,15 +203,15 @@ func remoteRun(target string) (bucket, dir string, ok bool, err error) {
 
 // classifyRemote reads the run under dir in bucket as a crawl does, into
 // memory, and classifies it.
-func classifyRemote(ctx context.Context, eng *classify.Engine, bucket, dir, shown string, opts GCSOptions) (Finding, error) {
+func classifyRemote(ctx context.Context, eng *classify.Engine, bucket, dir, shown string, opts gcs.Options) (Finding, error) {
 	f := Finding{Path: shown}
-	src, err := NewGCS(ctx, "gs://"+bucket, opts)
+	src, err := gcs.New(ctx, "gs://"+bucket, opts)
 	if err != nil {
 		return f, err
 	}
 	defer src.Close()
 	c := New(src, nil, Config{Rules: eng})
-	top, err := c.src.List(ctx, Query{Prefix: dir + "/", Delimiter: "/"})
+	top, err := c.src.List(ctx, prowcrawl.Query{Prefix: dir + "/", Delimiter: "/"})
 	if err != nil {
 		return f, fmt.Errorf("list %s: %w", shown, err)
 	}
@@ -283,16 +285,16 @@ func ClassifyPath(ctx context.Context, rules []classify.Rule, target string) (Fi
 	if err != nil {
 		return f, err
 	}
-	src, err := NewDir(dir)
+	src, err := mirror.New(dir)
 	if err != nil {
 		return f, err
 	}
 	defer src.Close()
 	c := New(src, nil, Config{Rules: eng})
-	var objs []Entry
+	var objs []prowcrawl.Entry
 	if only != "" {
-		objs = []Entry{{Name: only, Size: st.Size()}}
-	} else if objs, err = src.List(ctx, Query{}); err != nil {
+		objs = []prowcrawl.Entry{{Name: only, Size: st.Size()}}
+	} else if objs, err = src.List(ctx, prowcrawl.Query{}); err != nil {
 		return f, err
 	}
 	var count counter

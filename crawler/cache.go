@@ -8,7 +8,6 @@ import (
 	"io"
 	"path"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
@@ -22,8 +21,8 @@ import (
 )
 
 // The artifact cache is a source of runs like the bucket and a mirror: a
-// crawl tees every object it reads into it (teeRun), and reclassify and
-// classify read a cached run as the same artifact.Run value (CachedRun).
+// crawl tees every object it reads into it (teeRun), and reclassify reads
+// a cached run as the same artifact.Run value (cache.Run.Artifact).
 
 // teeRun is run with every file read to its end stored in the cache too,
 // and the writer that stores them; run itself and a nil writer without a
@@ -103,27 +102,6 @@ func (t teeAhead) ReadAhead(ctx context.Context, files []artifact.File) func() {
 // read from the bucket again. It matches cache.ErrNotCached.
 var ErrIncomplete = fmt.Errorf("the cache lacks files the run's reading needs (%w)", cache.ErrNotCached)
 
-// CachedRun is the run k as the cache holds it: an artifact.Run of its
-// whole listing, whose cached files open from the cache and whose other
-// files fail with cache.ErrNotCached. Close the returned Run when done.
-func CachedRun(c *cache.Cache, k cache.Key) (artifact.Run, *cache.Run, error) {
-	cr, err := c.Open(k)
-	if err != nil {
-		return artifact.Run{}, nil, err
-	}
-	return cachedRunOf(cr, nil), cr, nil
-}
-
-// cachedRunOf makes the artifact.Run of cr; misses, unless nil, hears of
-// every file opened that the cache does not hold or holds damaged.
-func cachedRunOf(cr *cache.Run, misses *missed) artifact.Run {
-	var files []artifact.File
-	for _, f := range cr.Files() {
-		files = append(files, cachedFile{f: f, run: cr, misses: misses})
-	}
-	return artifact.Run{Dir: cr.Key().Path + "/", Files: files}
-}
-
 // ReadCached reads the run k from the cache as a crawl reads it from the
 // bucket: the same artifact.Read of the same listing. A run the cache does
 // not hold whole (a file the reading opens is missing or damaged) is
@@ -143,80 +121,16 @@ func ReadCached(ctx context.Context, c *cache.Cache, k cache.Key, opts artifact.
 		// (pod-network-cross-node on a single node) need the job's.
 		opts.Topology = prow.ParseJobName(path.Base(path.Dir(k.Path))).Topology
 	}
-	var m missed
-	res, err := artifact.Read(ctx, cachedRunOf(cr, &m), opts)
-	if m.damaged {
+	res, err := artifact.Read(ctx, cr.Artifact(), opts)
+	missed, damaged := cr.Missed()
+	if damaged {
 		_ = c.Remove(k)
 	}
-	if len(m.names) > 0 {
-		return artifact.Result{}, fmt.Errorf("%s: %s: %w", k, m.names[0], ErrIncomplete)
+	if len(missed) > 0 {
+		return artifact.Result{}, fmt.Errorf("%s: %s: %w", k, missed[0], ErrIncomplete)
 	}
 	return res, err
 }
-
-// missed collects the files of a cached run that could not be opened.
-type missed struct {
-	mu      sync.Mutex
-	names   []string
-	damaged bool
-}
-
-func (m *missed) add(name string, err error) {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	m.names = append(m.names, name)
-	m.damaged = m.damaged || errors.Is(err, cache.ErrDamaged)
-	m.mu.Unlock()
-}
-
-// cachedFile is a file of a cached run.
-type cachedFile struct {
-	f      cache.File
-	run    *cache.Run
-	misses *missed
-}
-
-func (f cachedFile) Name() string { return f.f.Name }
-
-func (f cachedFile) Size() int64 {
-	switch {
-	case f.f.Cached:
-		return f.f.Stored
-	case f.f.Encoding != "":
-		return -1
-	}
-	return f.f.Size
-}
-
-func (f cachedFile) Open(ctx context.Context) (io.ReadCloser, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	rc, err := f.run.Open(f.f.Name)
-	if err != nil {
-		f.misses.add(f.f.Name, err)
-		return nil, err
-	}
-	return &cachedReader{rc: rc, f: f}, nil
-}
-
-// cachedReader reports damage found at the end of a file's content.
-type cachedReader struct {
-	rc io.ReadCloser
-	f  cachedFile
-}
-
-func (r *cachedReader) Read(p []byte) (int, error) {
-	n, err := r.rc.Read(p)
-	if err != nil && errors.Is(err, cache.ErrDamaged) {
-		r.f.misses.add(r.f.f.Name, err)
-	}
-	return n, err
-}
-
-func (r *cachedReader) Close() error { return r.rc.Close() }
 
 // ReclassifyOptions says how stored runs are classified again.
 type ReclassifyOptions struct {

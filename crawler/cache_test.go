@@ -11,6 +11,7 @@ import (
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestCachedRunReadsAsLocal crawls the sample bucket with a cache, then
@@ -19,7 +20,7 @@ import (
 // and rule versions included.
 func TestCachedRunReadsAsLocal(t *testing.T) {
 	t.Parallel()
-	src, err := NewDir(sampleDir)
+	src, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}

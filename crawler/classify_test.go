@@ -15,6 +15,7 @@ import (
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/gcs"
 )
 
 // matchRows are a finding's matches as run_symptoms rows are queried below.
@@ -57,7 +58,7 @@ func storedMatches(t *testing.T, d *db.DB, job string, id int64) []string {
 // crawl downloaded for it.
 func TestClassifyRemoteEqualsCrawl(t *testing.T) {
 	e := newEmulator(t, "bucket", shortObjects(t))
-	src, err := NewGCS(t.Context(), "gs://bucket", GCSOptions{})
+	src, err := gcs.New(t.Context(), "gs://bucket", gcs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestClassifyRemoteEqualsCrawl(t *testing.T) {
 			"gs://bucket/" + dir + "/",
 		} {
 			_, before := e.counts()
-			got, err := Classify(t.Context(), rules, target, GCSOptions{})
+			got, err := Classify(t.Context(), rules, target, gcs.Options{})
 			if err != nil {
 				t.Fatalf("classify %s: %v", target, err)
 			}
@@ -122,7 +123,7 @@ func TestClassifyRemoteEqualsCrawl(t *testing.T) {
 		{"https://prow.ci.openshift.org/pr-history/?org=openshift", "is not a Prow link to a run"},
 		{"gs://bucket", "names no run"},
 	} {
-		_, err := Classify(t.Context(), rules, tc.target, GCSOptions{})
+		_, err := Classify(t.Context(), rules, tc.target, gcs.Options{})
 		if !errors.Is(err, ErrNotRun) || !strings.Contains(err.Error(), tc.says) || strings.Count(err.Error(), ". ") > 0 {
 			t.Errorf("classify %s: %v, want ErrNotRun saying %q", tc.target, err, tc.says)
 		}
@@ -159,14 +160,14 @@ func TestClassifyDirectories(t *testing.T) {
 	rules := classify.Builtin()
 	jobDir := filepath.Join(sampleDir, "logs", "release-openshift-origin-installer-e2e-aws-upgrade")
 	runDir := filepath.Join(jobDir, "14098")
-	one, err := Classify(t.Context(), rules, runDir, GCSOptions{})
+	one, err := Classify(t.Context(), rules, runDir, gcs.Options{})
 	if err != nil || len(one) != 1 || len(one[0].Matches) == 0 || one[0].Result != "failure" {
 		t.Fatalf("classify the run directory: %v, %+v", err, one)
 	}
 
 	down := t.TempDir()
 	copyTree(t, runDir, filepath.Join(down, "14098"))
-	got, err := Classify(t.Context(), rules, down, GCSOptions{})
+	got, err := Classify(t.Context(), rules, down, gcs.Options{})
 	if err != nil || len(got) != 1 || got[0].Path != filepath.Join(down, "14098") {
 		t.Fatalf("classify a run one level down: %v, %+v", err, got)
 	}
@@ -181,7 +182,7 @@ func TestClassifyDirectories(t *testing.T) {
 			runs++
 		}
 	}
-	got, err = Classify(t.Context(), rules, jobDir, GCSOptions{})
+	got, err = Classify(t.Context(), rules, jobDir, gcs.Options{})
 	if err != nil || len(got) != runs || runs < 2 {
 		t.Fatalf("classify a job directory: %v, %d findings, want one per run, %d", err, len(got), runs)
 	}
@@ -197,7 +198,7 @@ func TestClassifyDirectories(t *testing.T) {
 		{other, "is not a run"},
 		{filepath.Join(empty, "nothing-here"), "no such file or directory"},
 	} {
-		_, err := Classify(t.Context(), rules, tc.target, GCSOptions{})
+		_, err := Classify(t.Context(), rules, tc.target, gcs.Options{})
 		if !errors.Is(err, ErrNotRun) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("classify %s: %v, want ErrNotRun saying %q", tc.target, err, tc.says)
 		}
@@ -289,7 +290,7 @@ func TestClassifySingleFiles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Classify(t.Context(), rules, tc.file, GCSOptions{})
+			got, err := Classify(t.Context(), rules, tc.file, gcs.Options{})
 			if err != nil || len(got) != 1 {
 				t.Fatalf("classify %s: %v, %d findings", tc.file, err, len(got))
 			}

@@ -89,11 +89,11 @@ type Progress interface {
 
 // watched tells a Progress of every listing and opening in flight.
 type watched struct {
-	Source
+	prowcrawl.Source
 	p Progress
 }
 
-func (w watched) List(ctx context.Context, q Query) ([]Entry, error) {
+func (w watched) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
 	end := w.p.Wait("the listing of " + q.Prefix)
 	defer end()
 	return w.Source.List(ctx, q)
@@ -130,7 +130,7 @@ var ErrRunsFailed = errors.New("some runs could not be fetched")
 
 // Crawler crawls one source into one database.
 type Crawler struct {
-	src Source
+	src prowcrawl.Source
 	lim *limited
 	db  *db.DB
 	cfg Config
@@ -142,7 +142,7 @@ type Crawler struct {
 }
 
 // New returns a crawler; zero fields of cfg take their defaults.
-func New(src Source, store *db.DB, cfg Config) *Crawler {
+func New(src prowcrawl.Source, store *db.DB, cfg Config) *Crawler {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 16
 	}

@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite" // the test reads the database as an analyst would
 
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 func openDB(t *testing.T) *db.DB {
@@ -126,7 +127,7 @@ func TestCrawlRecordsBadInput(t *testing.T) {
 		"logs/periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-ovn/1/started.json": started(t0),
 	}
 	dir := writeTree(t, files)
-	src, err := NewDir(dir)
+	src, err := mirror.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func (c *cancelAfter) Add(n int) {
 // one.
 func TestCrawlInterruptedThenResumed(t *testing.T) {
 	t.Parallel()
-	src, err := NewDir(sampleDir)
+	src, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}

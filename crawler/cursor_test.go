@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestCursorWaitsForSlowRuns: runs finish out of order, and the cursor must
@@ -58,7 +59,7 @@ func TestCursorRestsOnStoredRun(t *testing.T) {
 		files[dir+"started.json"] = started(t0.Add(time.Duration(id) * time.Minute))
 		files[dir+"finished.json"] = finished(t0.Add(time.Hour), "SUCCESS")
 	}
-	src, err := NewDir(writeTree(t, files))
+	src, err := mirror.New(writeTree(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}

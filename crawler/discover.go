@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,12 +36,12 @@ type task struct {
 	job       string
 	presubmit bool
 	id        int64
-	path      string // run directory without trailing slash; "" until resolved
-	link      Entry  // presubmit link object naming the run directory
-	known     bool   // stored before
-	listed    bool   // part of this crawl's listing (moves the cursor)
-	inside    bool   // its id dates it well inside --since/--until
-	attempts  int    // crawls in a row that could not read it whole
+	path      string          // run directory without trailing slash; "" until resolved
+	link      prowcrawl.Entry // presubmit link object naming the run directory
+	known     bool            // stored before
+	listed    bool            // part of this crawl's listing (moves the cursor)
+	inside    bool            // its id dates it well inside --since/--until
+	attempts  int             // crawls in a row that could not read it whole
 	// spellings are the listed names of every directory (or presubmit
 	// link) that spells this build's number, when there is more than one
 	// ("09999/" and "9999/"); the first is the one read.
@@ -93,7 +91,7 @@ func (c *Crawler) discover(ctx context.Context, out chan<- *jobPlan) (planned, u
 	p := pool.New().WithContext(ctx).WithMaxGoroutines(c.cfg.Concurrency).WithCancelOnError().WithFirstError()
 	for _, j := range jobs {
 		p.Go(func(ctx context.Context) error {
-			plan, err := c.planJob(ctx, j)
+			plan, err := c.listJob(ctx, j)
 			var le listError
 			if errors.As(err, &le) && ctx.Err() == nil {
 				c.log.Warn("job not listed; it is listed again next time", "job", j.name, "error", err.Error())
@@ -128,7 +126,7 @@ func (e listError) Unwrap() error { return e.err }
 
 // listJobs lists the job directories under prefix that match --job.
 func (c *Crawler) listJobs(ctx context.Context, prefix string, presubmit bool) ([]jobRef, error) {
-	ents, err := c.src.List(ctx, Query{Prefix: prefix, Delimiter: "/"})
+	ents, err := c.src.List(ctx, prowcrawl.Query{Prefix: prefix, Delimiter: "/"})
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
@@ -161,167 +159,71 @@ func (c *Crawler) matchJob(name string) bool {
 	return false
 }
 
-// planJob decides which runs of one job to read: runs not stored yet in the
-// window, runs stored as pending or not fully read, and, with Refetch, every
-// run in the window. An incremental crawl lists only past the job's cursor
-// when build ids allow it, and never reads an object of a stored run.
-func (c *Crawler) planJob(ctx context.Context, j jobRef) (*jobPlan, error) {
+// listJob plans the runs of one job to read (planJob): it reads what the
+// database holds of the job, lists its builds from where that allows, and
+// probes a job with sequential ids for the first run in the window.
+func (c *Crawler) listJob(ctx context.Context, j jobRef) (*jobPlan, error) {
 	bucket := c.src.Bucket()
-	states, err := c.db.RunStates(ctx, bucket, j.name)
+	stored, err := c.storedJob(ctx, bucket, j)
 	if err != nil {
 		return nil, err
 	}
-	cur, hasCursor, err := c.db.Cursor(ctx, bucket, j.name)
-	if err != nil {
-		return nil, err
-	}
-	if hasCursor && !plausibleCursor(cur.BuildID, c.cfg.Now()) {
+	if stored.hasCursor && !plausibleCursor(stored.cursor.BuildID, c.cfg.Now()) {
 		// No id Prow has issued yet: a cursor that would stop the job.
-		c.log.Warn("cursor past any build id issued yet; listing the job as if new", "job", j.name, "cursor", cur.BuildID)
-		cur, hasCursor = prowcrawl.Cursor{}, false
+		c.log.Warn("cursor past any build id issued yet; listing the job as if new", "job", j.name, "cursor", stored.cursor.BuildID)
+		stored.cursor, stored.hasCursor = prowcrawl.Cursor{}, false
 	}
-	since, until := c.cfg.Since, c.cfg.Until
-	incremental := since.IsZero()
-	if incremental && !hasCursor {
-		since = c.cfg.Now().Add(-c.cfg.Lookback)
+	w := window{since: c.cfg.Since, until: c.cfg.Until, incremental: c.cfg.Since.IsZero(),
+		refetch: c.cfg.Refetch, retryGivenUp: c.cfg.RetryGivenUp}
+	if w.incremental && !stored.hasCursor {
+		w.since = c.cfg.Now().Add(-c.cfg.Lookback)
 	}
-
-	q := Query{Prefix: j.prefix, Delimiter: "/"}
-	// GCS lists names in byte order, which is numeric order only among ids
-	// of the same length. Snowflake ids all have 19 digits, so a job known
-	// to use them can start the listing at a build id.
-	if len(states) > 0 && allSnowflakes(states) {
-		switch {
-		case incremental && hasCursor:
-			// From well before the cursor: a run that appears after a
-			// newer one (a pod that waited to be scheduled, a late
-			// upload) is found below it (see lateMargin).
-			q.StartOffset = j.prefix + strconv.FormatInt(lateStart(cur.BuildID), 10)
-		case !since.IsZero():
-			q.StartOffset = j.prefix + strconv.FormatInt(prow.MinBuildIDAt(since.Add(-idMargin)), 10)
-		}
-	}
-	ents, err := c.src.List(ctx, q)
+	ents, err := c.src.List(ctx, listQuery(j, stored, w))
 	if err != nil {
 		return nil, listError{fmt.Errorf("list builds of %s: %w", j.name, err)}
 	}
-
 	// Sequential ids encode no time: search for the first run in the window.
-	floor := int64(0)
-	if !j.presubmit && !(incremental && hasCursor) {
-		starts := make(map[int64]time.Time, len(states))
-		for id, st := range states {
+	if !j.presubmit && !(w.incremental && stored.hasCursor) {
+		starts := make(map[int64]time.Time, len(stored.states))
+		for id, st := range stored.states {
 			if !st.StartedAt.IsZero() {
 				starts[id] = st.StartedAt
 			}
 		}
-		floor = c.sequentialFloor(ctx, j.prefix, sequentialIDs(ents, j.prefix), since, starts)
+		w.floor = c.sequentialFloor(ctx, j.prefix, sequentialIDs(ents, j.prefix), w.since, starts)
 	}
+	p := planJob(bucket, j, ents, stored, w)
+	for _, tw := range p.twice {
+		// Stored whole before the second spelling appeared: it is not
+		// read again, so say so here, every crawl.
+		c.log.Warn("build directories spell one build twice; the first is stored, the others are not read",
+			"job", j.name, "build", strconv.FormatInt(tw.id, 10), "directories", strings.Join(tw.spellings, " "))
+	}
+	if p.late > 0 {
+		c.log.Info("runs behind the cursor not stored yet: reading them", "job", j.name, "runs", p.late)
+	}
+	return p.plan, nil
+}
 
-	plan := &jobPlan{job: j.name}
-	var listed []int64
-	var late []task
-	// A late run lies among the runs stored: one older than all of them
-	// was left out by the first crawl's window, not late.
-	oldest := int64(math.MaxInt64)
-	for id := range states {
-		oldest = min(oldest, id)
+// storedJob is what the database holds of job j in bucket.
+func (c *Crawler) storedJob(ctx context.Context, bucket string, j jobRef) (storedJob, error) {
+	var s storedJob
+	var err error
+	if s.states, err = c.db.RunStates(ctx, bucket, j.name); err != nil {
+		return s, err
 	}
-	spelled := buildSpellings(ents, j)
-	for _, e := range ents {
-		id, ok := buildOf(e, j)
-		if !ok || spelled[id][0] != e.Name {
-			continue // not a build, or a second spelling of one
-		}
-		var t task
-		if j.presubmit {
-			t.link = e
-		}
-		if names := spelled[id]; len(names) > 1 {
-			t.spellings = names
-		}
-		st, known := states[id]
-		if len(t.spellings) > 1 && known && !c.cfg.Refetch && st.FetchStatus == prowcrawl.FetchComplete && st.Result != prowcrawl.ResultPending {
-			// Stored whole before the second spelling appeared: it is not
-			// read again, so say so here, every crawl.
-			c.log.Warn("build directories spell one build twice; the first is stored, the others are not read",
-				"job", j.name, "build", strconv.FormatInt(id, 10), "directories", strings.Join(t.spellings, " "))
-		}
-		if incremental && hasCursor && id <= cur.BuildID {
-			// Behind the cursor: stored ones are revisited below when
-			// they need it; one not stored appeared late, and is read
-			// without moving the cursor.
-			if !known && id > oldest && lateCandidate(id, cur.BuildID) {
-				late = append(late, task{job: j.name, presubmit: j.presubmit, id: id, link: t.link, path: t.path, spellings: t.spellings})
-				if !j.presubmit {
-					late[len(late)-1].path = strings.TrimSuffix(e.Name, "/")
-				}
-			}
-			continue
-		}
-		if id < floor {
-			continue // started before the window (see sequentialFloor)
-		}
-		if bt, ok := prow.BuildTime(id); ok {
-			if !since.IsZero() && bt.Before(since.Add(-idMargin)) {
-				continue
-			}
-			if !until.IsZero() && bt.After(until.Add(idMargin)) {
-				continue
-			}
-			t.inside = (since.IsZero() || bt.After(since.Add(idMargin))) && (until.IsZero() || bt.Before(until.Add(-idMargin)))
-		}
-		if known && !st.StartedAt.IsZero() && !inWindow(st.StartedAt, since, until) {
-			continue
-		}
-		listed = append(listed, id)
-		if known && !c.cfg.Refetch && (st.Result != prowcrawl.ResultPending && st.FetchStatus == prowcrawl.FetchComplete || st.GivenUp && !c.cfg.RetryGivenUp) {
-			continue
-		}
-		t.job, t.presubmit, t.id, t.known, t.listed, t.since = j.name, j.presubmit, id, known, true, since
-		t.attempts = st.FetchAttempts
-		if !j.presubmit {
-			t.path = strings.TrimSuffix(e.Name, "/")
-		}
-		plan.tasks = append(plan.tasks, t)
+	if s.cursor, s.hasCursor, err = c.db.Cursor(ctx, bucket, j.name); err != nil {
+		return s, err
 	}
-	slices.Sort(listed)
-	plan.cursor = newCursorTracker(bucket, j.name, listed, plan.tasks, cur.BuildID)
-	if len(late) > 0 {
-		c.log.Info("runs behind the cursor not stored yet: reading them", "job", j.name, "runs", len(late))
-		plan.tasks = append(plan.tasks, late...)
+	if s.revisit, err = c.db.Revisit(ctx, bucket, j.name, c.cfg.RetryGivenUp); err != nil {
+		return s, err
 	}
-	// The cursor may come to rest on a run stored by an earlier crawl that
-	// was stopped before its cursor caught up: it carries that run's start.
-	for _, id := range listed {
-		if st, ok := states[id]; ok && !st.StartedAt.IsZero() {
-			plan.cursor.started[id] = st.StartedAt
-		}
-	}
-
-	// Runs that were pending or could not be read last time are read again,
-	// wherever the listing started.
-	revisit, err := c.db.Revisit(ctx, bucket, j.name, c.cfg.RetryGivenUp)
-	if err != nil {
-		return nil, err
-	}
-	queued := make(map[int64]bool, len(plan.tasks))
-	for _, t := range plan.tasks {
-		queued[t.id] = true
-	}
-	for _, r := range revisit {
-		if queued[r.BuildID] {
-			continue
-		}
-		plan.tasks = append(plan.tasks, task{job: j.name, presubmit: j.presubmit, id: r.BuildID, path: r.Path, known: true, attempts: r.FetchAttempts})
-	}
-	slices.SortFunc(plan.tasks, func(a, b task) int { return cmpInt(a.id, b.id) })
-	return plan, nil
+	return s, nil
 }
 
 // buildOf is the build a listed entry of job j names: a directory
 // logs/<job>/<id>/, or a presubmit's link pr-logs/directory/<job>/<id>.txt.
-func buildOf(e Entry, j jobRef) (int64, bool) {
+func buildOf(e prowcrawl.Entry, j jobRef) (int64, bool) {
 	base := strings.TrimSuffix(strings.TrimPrefix(e.Name, j.prefix), "/")
 	if j.presubmit {
 		idText, ok := strings.CutSuffix(base, ".txt")
@@ -342,7 +244,7 @@ func buildOf(e Entry, j jobRef) (int64, bool) {
 // and a run has one row. The plain spelling is read, as the one Prow
 // wrote; without it, the first listed. Every spelling is recorded on the
 // run (see fetch), so that neither directory is passed over in silence.
-func buildSpellings(ents []Entry, j jobRef) map[int64][]string {
+func buildSpellings(ents []prowcrawl.Entry, j jobRef) map[int64][]string {
 	out := make(map[int64][]string)
 	for _, e := range ents {
 		id, ok := buildOf(e, j)

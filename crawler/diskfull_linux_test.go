@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestDiskFullCountsWhatWasCommitted: a crawl onto a disk that fills (a
@@ -36,7 +37,7 @@ func TestDiskFullCountsWhatWasCommitted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(mnt, "ballast"), make([]byte, int64(fs.Bavail)*fs.Bsize-1<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err := NewDir(sampleDir)
+	src, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestErrorsNameTheObjectOnce: a recorded error names its object once,
@@ -20,7 +22,7 @@ func TestErrorsNameTheObjectOnce(t *testing.T) {
 	zw.Close()
 	cut := string(full.Bytes()[:full.Len()/2])
 	const dir = "logs/periodic-ci-openshift-release-master-ci-4.14-e2e-aws-ovn-upgrade/2125900000000000001/"
-	src, err := NewDir(writeTree(t, map[string]string{
+	src, err := mirror.New(writeTree(t, map[string]string{
 		dir + "started.json":  `{"timestamp":1795600000}`,
 		dir + "finished.json": `{"timestamp":1795603000,"passed":false,"result":"FAILURE"}`,
 		dir + "build-log.txt": cut,

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/openshift-eng/prowcrawl/gcs"
 )
 
 var (
@@ -21,7 +23,7 @@ var (
 
 // fastRetries keeps the tests' backoff short; the attempts are the
 // default's.
-var fastRetries = GCSOptions{InitialBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, RequestTimeout: 10 * time.Second}
+var fastRetries = gcs.Options{InitialBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, RequestTimeout: 10 * time.Second}
 
 // TestCrawlSurvivesFaultyBucket crawls the sample bucket through an
 // emulator that fails, resets or cuts off over a fifth of its answers and
@@ -48,7 +50,7 @@ func crawlFaultyBucket(t *testing.T, clean string, seed uint64) {
 	e.setFaults(&faults{Seed: seed, Unavailable: 0.08, TooMany: 0.05, Reset: 0.05, Truncate: 0.07, Latency: 0.1, MaxDelay: 20 * time.Millisecond})
 	opts := fastRetries
 	opts.JSONReads = *faultJSON
-	src, err := NewGCS(t.Context(), "gs://bucket", opts)
+	src, err := gcs.New(t.Context(), "gs://bucket", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +138,7 @@ func TestStuckRequestsEndAtTheirDeadline(t *testing.T) {
 	})
 	opts := fastRetries
 	opts.RequestTimeout = 300 * time.Millisecond
-	src, err := NewGCS(t.Context(), "gs://ci", opts)
+	src, err := gcs.New(t.Context(), "gs://ci", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestStuckRequestsEndAtTheirDeadline(t *testing.T) {
 	e.setFaults(&faults{Latency: 1, MaxDelay: time.Second, Seed: 1})
 	cfg.RunTimeout = 200 * time.Millisecond
 	cfg.Refetch = true
-	patient, err := NewGCS(t.Context(), "gs://ci", fastRetries)
+	patient, err := gcs.New(t.Context(), "gs://ci", fastRetries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +201,7 @@ func TestJobListingFails(t *testing.T) {
 	}})
 	opts := fastRetries
 	opts.RequestTimeout = 200 * time.Millisecond
-	src, err := NewGCS(t.Context(), "gs://ci", opts)
+	src, err := gcs.New(t.Context(), "gs://ci", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +229,7 @@ func TestSilentlyCutBodyIsCaught(t *testing.T) {
 		obj("ci", dir+"artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_upgrade_1.xml", []byte(junitWithFlake)),
 	})
 	e.setFaults(&faults{Cut: func(r *http.Request) bool { return strings.Contains(r.URL.Path, "junit_upgrade_1.xml") }})
-	src, err := NewGCS(t.Context(), "gs://ci", fastRetries)
+	src, err := gcs.New(t.Context(), "gs://ci", fastRetries)
 	if err != nil {
 		t.Fatal(err)
 	}

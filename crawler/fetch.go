@@ -51,7 +51,7 @@ func (c *Crawler) fetchWith(ctx context.Context, t task, opts artifact.Options) 
 				return err
 			}
 		}
-		objs, err := c.src.List(ctx, Query{Prefix: dir + "/"})
+		objs, err := c.src.List(ctx, prowcrawl.Query{Prefix: dir + "/"})
 		if err != nil {
 			return err
 		}

@@ -63,7 +63,7 @@ type runFiles struct {
 
 // runFile is one object of a run.
 type runFile struct {
-	obj   Entry
+	obj   prowcrawl.Entry
 	name  string // below the run's directory
 	run   *runFiles
 	ahead *aheadSlot // read ahead and not yet opened
@@ -84,7 +84,7 @@ var _ artifact.Ahead = (*runFiles)(nil)
 
 // runOf is the run whose listing is objs, all under dir ("" or a
 // directory ending in a slash). Common prefixes are left out.
-func (c *Crawler) runOf(dir string, objs []Entry, count *counter) artifact.Run {
+func (c *Crawler) runOf(dir string, objs []prowcrawl.Entry, count *counter) artifact.Run {
 	rf := &runFiles{rd: c.rd, budget: c.ahead, count: count, files: make([]runFile, 0, len(objs))}
 	for _, o := range objs {
 		if !o.Prefix && o.Problem == "" {
@@ -100,7 +100,7 @@ func (c *Crawler) runOf(dir string, objs []Entry, count *counter) artifact.Run {
 
 // unreadable are the problems of the listed objects that cannot be read
 // (see Entry.Problem), which runOf leaves out: each makes the run partial.
-func unreadable(objs []Entry) []prowcrawl.RunError {
+func unreadable(objs []prowcrawl.Entry) []prowcrawl.RunError {
 	var out []prowcrawl.RunError
 	for _, o := range objs {
 		if o.Problem != "" {
@@ -213,7 +213,7 @@ func (rf *runFiles) ReadAhead(ctx context.Context, files []artifact.File) (relea
 
 // aheadable says whether obj is read ahead: one of a known size up to
 // aheadMaxSize, or a content-encoded one up to aheadMaxEncoded as stored.
-func aheadable(obj Entry) bool {
+func aheadable(obj prowcrawl.Entry) bool {
 	if sizeKnown(obj) {
 		return obj.Size <= aheadMaxSize
 	}
@@ -221,7 +221,7 @@ func aheadable(obj Entry) bool {
 }
 
 // aheadCharge is what reading obj ahead takes of the budget until it is in.
-func aheadCharge(obj Entry) int64 {
+func aheadCharge(obj prowcrawl.Entry) int64 {
 	if sizeKnown(obj) {
 		return max(obj.Size, aheadMinCharge)
 	}
@@ -231,7 +231,7 @@ func aheadCharge(obj Entry) int64 {
 // fill downloads an object read ahead. A content-encoded one that arrives
 // larger than its charge takes more of the budget if it can, and is
 // dropped (errAheadDropped) if not; once in, it holds what it holds.
-func (rf *runFiles) fill(ctx context.Context, obj Entry, s *aheadSlot) {
+func (rf *runFiles) fill(ctx context.Context, obj prowcrawl.Entry, s *aheadSlot) {
 	rc, err := rf.rd.src.Open(ctx, obj.Name)
 	if err == nil {
 		// One byte more than listed, so that a longer body is noticed

@@ -1,13 +1,12 @@
 package crawler
 
 import (
-	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/openshift-eng/prowcrawl/mirror"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -31,7 +30,7 @@ func FuzzRunDir(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !validName(dir) || path.Clean(dir) != dir || !filepath.IsLocal(dir) {
+		if !mirror.ValidName(dir) || path.Clean(dir) != dir || !filepath.IsLocal(dir) {
 			t.Fatalf("runDir(%q) = %q, not a clean relative name", link, dir)
 		}
 		if _, ok := prow.ParseRunPath(dir); !ok {
@@ -55,42 +54,4 @@ func TestRunDirPresubmitsOnly(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not a presubmit's run") {
 		t.Errorf("a link to a periodic's run: %v, want it refused", err)
 	}
-}
-
-// FuzzDirOpen: no object name, listed or made up, opens a file outside
-// the directory of a local source.
-func FuzzDirOpen(f *testing.F) {
-	parent := f.TempDir()
-	if err := os.WriteFile(filepath.Join(parent, "secret"), []byte("secret"), 0o600); err != nil {
-		f.Fatal(err)
-	}
-	root := filepath.Join(parent, "bucket")
-	if err := os.MkdirAll(filepath.Join(root, "logs", "j", "1"), 0o755); err != nil {
-		f.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "logs", "j", "1", "started.json"), []byte("{}"), 0o600); err != nil {
-		f.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(parent, "secret"), filepath.Join(root, "logs", "link")); err != nil {
-		f.Fatal(err)
-	}
-	src, err := NewDir(root)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { src.Close() })
-	for _, s := range []string{"logs/j/1/started.json", "../secret", "logs/../../secret", "logs/link", "/etc/passwd", `logs\..\..\secret`, "logs/j/1/\x00", "./logs/j/1/started.json"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, name string) {
-		rc, err := src.Open(t.Context(), name)
-		if err != nil {
-			return
-		}
-		defer rc.Close()
-		b, _ := io.ReadAll(io.LimitReader(rc, 64))
-		if strings.Contains(string(b), "secret") || !validName(name) || !filepath.IsLocal(name) {
-			t.Fatalf("Open(%q) read %q", name, b)
-		}
-	})
 }

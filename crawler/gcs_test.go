@@ -5,11 +5,13 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/gcs"
 )
 
 func gzipBytes(t *testing.T, s string) []byte {
@@ -43,13 +45,13 @@ func TestGCSReads(t *testing.T) {
 				// Gzip bytes without Content-Encoding, as a step may upload them.
 				obj("ci", "logs/j/1/artifacts/raw.gz", gzipBytes(t, log)),
 			})
-			src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{JSONReads: jsonReads})
+			src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{JSONReads: jsonReads})
 			if err != nil {
 				t.Fatal(err)
 			}
 			rd := &reader{src: src}
 			for _, name := range []string{"logs/j/1/artifacts/pods/etcd.log", "logs/j/1/artifacts/raw.gz"} {
-				b, err := rd.readAll(t.Context(), Entry{Name: name, Size: -1}, 1<<20, nil)
+				b, err := rd.readAll(t.Context(), prowcrawl.Entry{Name: name, Size: -1}, 1<<20, nil)
 				if err != nil {
 					t.Fatalf("read %s: %v", name, err)
 				}
@@ -57,14 +59,14 @@ func TestGCSReads(t *testing.T) {
 					t.Errorf("read %s = %q, want the decompressed log", name, b)
 				}
 			}
-			b, err := rd.readAll(t.Context(), Entry{Name: "logs/j/1/started.json", Size: -1}, 1<<20, nil)
+			b, err := rd.readAll(t.Context(), prowcrawl.Entry{Name: "logs/j/1/started.json", Size: -1}, 1<<20, nil)
 			if err != nil || string(b) != `{"timestamp":1700000000}` {
 				t.Errorf("read started.json = %q, %v", b, err)
 			}
-			if _, err := rd.readAll(t.Context(), Entry{Name: "logs/j/1/finished.json", Size: -1}, 1<<20, nil); !errors.Is(err, ErrNotExist) {
+			if _, err := rd.readAll(t.Context(), prowcrawl.Entry{Name: "logs/j/1/finished.json", Size: -1}, 1<<20, nil); !errors.Is(err, prowcrawl.ErrNotExist) {
 				t.Errorf("read of a missing object: err = %v, want ErrNotExist", err)
 			}
-			if _, err := rd.readAll(t.Context(), Entry{Name: "logs/j/1/started.json", Size: -1}, 4, nil); !errors.Is(err, ErrTooLarge) {
+			if _, err := rd.readAll(t.Context(), prowcrawl.Entry{Name: "logs/j/1/started.json", Size: -1}, 4, nil); !errors.Is(err, ErrTooLarge) {
 				t.Errorf("read past the cap: err = %v, want ErrTooLarge", err)
 			}
 		})
@@ -86,20 +88,20 @@ func TestGCSListPaginates(t *testing.T) {
 	objs = append(objs, obj("ci", "logs/job/latest-build.txt", []byte("1299")))
 	e := newEmulator(t, "ci", objs)
 	// Real GCS pages at 1000 entries; the emulator pages only when asked.
-	src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{PageSize: 125})
+	src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{PageSize: 125})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		q           Query
+		q           prowcrawl.Query
 		dirs, files int
 		minRequests int
 		first, last string
 	}{
-		{q: Query{Prefix: "logs/job/", Delimiter: "/"}, dirs: 300, files: 1, minRequests: 1, first: "logs/job/1000/", last: "logs/job/latest-build.txt"},
-		{q: Query{Prefix: "pr-logs/directory/job/", Delimiter: "/"}, files: 300, minRequests: 3, first: "pr-logs/directory/job/1000.txt", last: "pr-logs/directory/job/1299.txt"},
-		{q: Query{Prefix: "logs/"}, files: 301, minRequests: 3, first: "logs/job/1000/started.json", last: "logs/job/latest-build.txt"},
-		{q: Query{Prefix: "logs/job/", Delimiter: "/", StartOffset: "logs/job/1290"}, dirs: 10, files: 1, minRequests: 1, first: "logs/job/1290/", last: "logs/job/latest-build.txt"},
+		{q: prowcrawl.Query{Prefix: "logs/job/", Delimiter: "/"}, dirs: 300, files: 1, minRequests: 1, first: "logs/job/1000/", last: "logs/job/latest-build.txt"},
+		{q: prowcrawl.Query{Prefix: "pr-logs/directory/job/", Delimiter: "/"}, files: 300, minRequests: 3, first: "pr-logs/directory/job/1000.txt", last: "pr-logs/directory/job/1299.txt"},
+		{q: prowcrawl.Query{Prefix: "logs/"}, files: 301, minRequests: 3, first: "logs/job/1000/started.json", last: "logs/job/latest-build.txt"},
+		{q: prowcrawl.Query{Prefix: "logs/job/", Delimiter: "/", StartOffset: "logs/job/1290"}, dirs: 10, files: 1, minRequests: 1, first: "logs/job/1290/", last: "logs/job/latest-build.txt"},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%+v", tc.q), func(t *testing.T) {
@@ -129,30 +131,6 @@ func TestGCSListPaginates(t *testing.T) {
 	}
 }
 
-// TestGCSPrefix reads a bucket whose runs live under a prefix.
-func TestGCSPrefix(t *testing.T) {
-	newEmulator(t, "ci", []fakestorage.Object{obj("ci", "mirror/logs/j/1/started.json", []byte("{}"))})
-	src, err := NewGCS(t.Context(), "gs://ci/mirror/", GCSOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ents, err := src.List(t.Context(), Query{Prefix: "logs/", Delimiter: "/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ents) != 1 || ents[0].Name != "logs/j/" {
-		t.Fatalf("listing under the prefix = %v, want [logs/j/]", ents)
-	}
-	rc, err := src.Open(t.Context(), "logs/j/1/started.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	if b, _ := io.ReadAll(rc); string(b) != "{}" {
-		t.Errorf("read %q", b)
-	}
-}
-
 func TestOpenSource(t *testing.T) {
 	tests := []struct {
 		url, want string
@@ -164,7 +142,7 @@ func TestOpenSource(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
-			_, err := Open(t.Context(), tc.url, GCSOptions{})
+			_, err := Open(t.Context(), tc.url, gcs.Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Open(%q) = %v, want an error containing %q", tc.url, err, tc.want)
 			}

@@ -9,26 +9,37 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // brokenSource is a source whose named objects cannot be read, as an object
 // whose download fails every time does; it counts the opens of each.
 type brokenSource struct {
-	Source
+	*sourcetest.Source
 	mu     sync.Mutex
 	broken map[string]bool
 	opened map[string]int
 }
 
-func (b *brokenSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	b.mu.Lock()
-	b.opened[name]++
-	broken := b.broken[name]
-	b.mu.Unlock()
-	if broken {
-		return nil, fmt.Errorf("read gs://ci/%s: googleapi: Error 500: backend error", name)
+func newBrokenSource(inner prowcrawl.Source, broken ...string) *brokenSource {
+	b := &brokenSource{Source: sourcetest.Wrap(inner), broken: map[string]bool{}, opened: map[string]int{}}
+	for _, name := range broken {
+		b.broken[name] = true
 	}
-	return b.Source.Open(ctx, name)
+	b.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) {
+		b.mu.Lock()
+		b.opened[name]++
+		broken := b.broken[name]
+		b.mu.Unlock()
+		if broken {
+			return nil, fmt.Errorf("read gs://ci/%s: googleapi: Error 500: backend error", name)
+		}
+		return inner.Open(ctx, name)
+	}
+	return b
 }
 
 func (b *brokenSource) opens(name string) int {
@@ -54,11 +65,11 @@ func problemTree(t *testing.T) (*brokenSource, string) {
 	}
 	broken := "logs/" + job + "/2125900000000000001/artifacts/junit_operator.xml"
 	files["logs/"+job+"/2125900000000000002/artifacts/junit_operator.xml"] = `<testsuite name="operator"><testcase name="Run multi-stage test e2e-aws-ovn-upgrade" time="2999"/><testcase na`
-	dir, err := NewDir(writeTree(t, files))
+	dir, err := mirror.New(writeTree(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &brokenSource{Source: dir, broken: map[string]bool{broken: true}, opened: map[string]int{}}, broken
+	return newBrokenSource(dir, broken), broken
 }
 
 // TestGiveUpOnUnreadableRun: a run whose object stays unreadable fails the

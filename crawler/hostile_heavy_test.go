@@ -11,39 +11,41 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc"
+
+	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
-// genSource is a Source whose objects, beyond those of the wrapped one,
+// genSource is a source whose objects, beyond those of the wrapped one,
 // are made on the fly: a test can read gigabytes without storing them.
-type genSource struct {
-	Source
-	gen map[string]generated
+func genSource(inner prowcrawl.Source, gen map[string]generated) *sourcetest.Source {
+	s := sourcetest.Wrap(inner)
+	s.ListFunc = func(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
+		ents, err := inner.List(ctx, q)
+		if err != nil || q.Delimiter != "" {
+			return ents, err
+		}
+		for name, o := range gen {
+			if strings.HasPrefix(name, q.Prefix) {
+				ents = append(ents, prowcrawl.Entry{Name: name, Size: o.size})
+			}
+		}
+		slices.SortFunc(ents, func(a, b prowcrawl.Entry) int { return strings.Compare(a.Name, b.Name) })
+		return ents, nil
+	}
+	s.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) {
+		if o, ok := gen[name]; ok {
+			return io.NopCloser(o.open()), nil
+		}
+		return inner.Open(ctx, name)
+	}
+	return s
 }
 
 type generated struct {
 	size int64
 	open func() io.Reader
-}
-
-func (g *genSource) List(ctx context.Context, q Query) ([]Entry, error) {
-	ents, err := g.Source.List(ctx, q)
-	if err != nil || q.Delimiter != "" {
-		return ents, err
-	}
-	for name, o := range g.gen {
-		if strings.HasPrefix(name, q.Prefix) {
-			ents = append(ents, Entry{Name: name, Size: o.size})
-		}
-	}
-	slices.SortFunc(ents, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
-	return ents, nil
-}
-
-func (g *genSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	if o, ok := g.gen[name]; ok {
-		return io.NopCloser(o.open()), nil
-	}
-	return g.Source.Open(ctx, name)
 }
 
 // repeatReader gives block again and again, then tail: size bytes in all.
@@ -117,11 +119,11 @@ func memoryPeak(f func()) memStats {
 }
 
 // hugeRun is a finished run whose build log the test makes up.
-func hugeRun(t *testing.T, log generated) (Source, string) {
+func hugeRun(t *testing.T, log generated) (prowcrawl.Source, string) {
 	t.Helper()
 	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	dir := "logs/" + hostileJob + "/1/"
-	root, err := NewDir(writeTree(t, map[string]string{
+	root, err := mirror.New(writeTree(t, map[string]string{
 		dir + "started.json":  started(t0),
 		dir + "finished.json": finished(t0.Add(time.Hour), "FAILURE"),
 		dir + "artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_upgrade_1.xml": junitWithFlake,
@@ -129,7 +131,7 @@ func hugeRun(t *testing.T, log generated) (Source, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &genSource{Source: root, gen: map[string]generated{dir + "build-log.txt": log}}, dir
+	return genSource(root, map[string]generated{dir + "build-log.txt": log}), dir
 }
 
 // The lines are dated within the run (it starts Nov 20 10:00): a time it

@@ -14,6 +14,8 @@ import (
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
 	"github.com/openshift-eng/prowcrawl/classify"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 const hostileJob = "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade"
@@ -102,7 +104,7 @@ func TestHostileArtifacts(t *testing.T) {
 	for _, tc := range tests {
 		add(tc.id, tc.files)
 	}
-	src, err := NewDir(writeTree(t, files))
+	src, err := mirror.New(writeTree(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +151,7 @@ func TestHostileNamesGCS(t *testing.T) {
 		objs = append(objs, obj("ci", dir+n, bytes.Replace(junit, []byte(`"t"`), fmt.Appendf(nil, `"t%d"`, i), 1)))
 	}
 	e := newEmulator(t, "ci", objs)
-	src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{})
+	src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestRealJobNamesIntoJobs crawls one finished run of every job of the
@@ -51,7 +53,7 @@ func TestRealJobNamesIntoJobs(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	src, err := NewDir(dir)
+	src, err := mirror.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
+	"github.com/openshift-eng/prowcrawl/gcs"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -37,7 +38,7 @@ func TestLateRun(t *testing.T) {
 			}
 			// The middle run is not there yet.
 			e := newEmulator(t, "ci", append(runObjs(0), runObjs(2)...))
-			src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{})
+			src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +100,7 @@ func TestImpossibleCursor(t *testing.T) {
 		obj("ci", dir+"started.json", []byte(started(now.Add(-2*time.Hour)))),
 		obj("ci", dir+"finished.json", []byte(finished(now.Add(-time.Hour), "SUCCESS"))),
 	})
-	src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{})
+	src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestCursorStartWhenReadsFail(t *testing.T) {
 		obj("ci", fmt.Sprintf("logs/%s/%d/finished.json", hostileJob, ok), []byte(finished(at.Add(time.Hour), "SUCCESS"))),
 		obj("ci", fmt.Sprintf("logs/%s/%d/started.json", hostileJob, bad), []byte(`{"timestamp": 17`)),
 	})
-	src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{})
+	src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // limited bounds the requests a crawl has in flight: a listing holds a
@@ -13,7 +15,7 @@ import (
 // requests wanted, in flight or waiting for a slot, by which the crawl
 // starts runs (see admit): the crawl makes --concurrency requests at once.
 type limited struct {
-	Source
+	prowcrawl.Source
 	slots  chan struct{}
 	wanted atomic.Int64 // requests in flight or waiting for a slot, and reserved
 	eased  signal       // told when wanted goes down
@@ -22,7 +24,7 @@ type limited struct {
 	reserved atomic.Int64
 }
 
-func limit(src Source, n int) *limited {
+func limit(src prowcrawl.Source, n int) *limited {
 	return &limited{Source: src, slots: make(chan struct{}, n), eased: newSignal()}
 }
 
@@ -81,7 +83,7 @@ func (s signal) notify() {
 	}
 }
 
-func (l *limited) List(ctx context.Context, q Query) ([]Entry, error) {
+func (l *limited) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
 	if err := l.acquire(ctx); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/gcs"
 )
 
 // tokenBucket answers object listings (the JSON API's objects.list) with
@@ -46,28 +49,28 @@ func TestListingBounds(t *testing.T) {
 	cycle := map[string]string{"": "A", "A": "B", "B": "A"}
 	tests := []struct {
 		name  string
-		opts  GCSOptions
+		opts  gcs.Options
 		delay time.Duration
 		next  func(string) string
 		is    error
 		pages int64 // at most
 	}{
-		{"tokens that go round", GCSOptions{}, 0, func(tok string) string { return cycle[tok] }, ErrListingLoop, 3},
-		{"tokens that never end, by pages", GCSOptions{MaxListPages: 50}, 0, func(tok string) string { return tok + "x" }, ErrListingTooLong, 51},
-		{"tokens that never end, by time", GCSOptions{ListTimeout: 300 * time.Millisecond}, 20 * time.Millisecond,
-			func(tok string) string { return tok + "x" }, ErrListingTooLong, 20},
+		{"tokens that go round", gcs.Options{}, 0, func(tok string) string { return cycle[tok] }, gcs.ErrListingLoop, 3},
+		{"tokens that never end, by pages", gcs.Options{MaxListPages: 50}, 0, func(tok string) string { return tok + "x" }, gcs.ErrListingTooLong, 51},
+		{"tokens that never end, by time", gcs.Options{ListTimeout: 300 * time.Millisecond}, 20 * time.Millisecond,
+			func(tok string) string { return tok + "x" }, gcs.ErrListingTooLong, 20},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pages := tokenBucket(t, tc.delay, tc.next)
 			tc.opts.MaxAttempts = 1
-			src, err := NewGCS(t.Context(), "gs://ci", tc.opts)
+			src, err := gcs.New(t.Context(), "gs://ci", tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer src.Close()
 			start := time.Now()
-			_, err = src.List(t.Context(), Query{Prefix: "logs/", Delimiter: "/"})
+			_, err = src.List(t.Context(), prowcrawl.Query{Prefix: "logs/", Delimiter: "/"})
 			if !errors.Is(err, tc.is) {
 				t.Fatalf("list: %v, want %v", err, tc.is)
 			}
@@ -81,12 +84,12 @@ func TestListingBounds(t *testing.T) {
 	// In a crawl, the bucket that cannot be listed stops it with the
 	// error, at once.
 	tokenBucket(t, 0, func(tok string) string { return cycle[tok] })
-	src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{MaxAttempts: 1})
+	src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{MaxAttempts: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	if _, err := New(src, openDB(t), Config{Jobs: upgradeJobs}).Run(t.Context()); !errors.Is(err, ErrListingLoop) {
+	if _, err := New(src, openDB(t), Config{Jobs: upgradeJobs}).Run(t.Context()); !errors.Is(err, gcs.ErrListingLoop) {
 		t.Errorf("crawl: %v, want ErrListingLoop", err)
 	}
 }

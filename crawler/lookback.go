@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -53,7 +54,7 @@ func (c *Crawler) sequentialFloor(ctx context.Context, prefix string, ids []int6
 
 // startOf reads a run's start time from its started.json.
 func (c *Crawler) startOf(ctx context.Context, name string) (time.Time, bool) {
-	b, err := c.rd.readAll(ctx, Entry{Name: name, Size: -1}, 64<<10, nil)
+	b, err := c.rd.readAll(ctx, prowcrawl.Entry{Name: name, Size: -1}, 64<<10, nil)
 	if err != nil {
 		return time.Time{}, false
 	}
@@ -66,7 +67,7 @@ func (c *Crawler) startOf(ctx context.Context, name string) (time.Time, bool) {
 
 // sequentialIDs returns the ascending build ids of a job's listing that are
 // not snowflake ids.
-func sequentialIDs(ents []Entry, prefix string) []int64 {
+func sequentialIDs(ents []prowcrawl.Entry, prefix string) []int64 {
 	var ids []int64
 	for _, e := range ents {
 		if !e.Prefix {

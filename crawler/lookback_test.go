@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestLookbackSequentialIDs: the first crawl of an old job whose build ids
@@ -22,11 +24,11 @@ func TestLookbackSequentialIDs(t *testing.T) {
 	}
 	// A run that never wrote started.json, in the old part.
 	delete(files, fmt.Sprintf("logs/%s/%d/started.json", job, 14100))
-	src, err := NewDir(writeTree(t, files))
+	src, err := mirror.New(writeTree(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}
-	counted := &brokenSource{Source: src, broken: map[string]bool{}, opened: map[string]int{}}
+	counted := newBrokenSource(src)
 	d := openDB(t)
 	cfg := Config{Lookback: 14 * 24 * time.Hour, Now: func() time.Time { return now }}
 	sum, err := New(counted, d, cfg).Run(t.Context())

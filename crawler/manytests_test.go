@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestRunTestsCapped: a run whose JUnit file holds more test cases than a
@@ -32,7 +34,7 @@ func TestRunTestsCapped(t *testing.T) {
 	b.WriteString("</testsuite>\n")
 	dir := "logs/" + hostileJob + "/7/"
 	junit := dir + "artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_e2e_20261121-070000.xml"
-	src, err := NewDir(writeTree(t, map[string]string{
+	src, err := mirror.New(writeTree(t, map[string]string{
 		dir + "started.json":  started(at),
 		dir + "finished.json": finished(at.Add(time.Hour), "FAILURE"),
 		junit:                 b.String(),

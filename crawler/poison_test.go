@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // exec runs a statement on the database file behind the crawler's back, as
@@ -63,7 +64,7 @@ func TestPoisonTimes(t *testing.T) {
 		files[dir(tc.id)+"started.json"] = tc.started
 		files[dir(tc.id)+"finished.json"] = tc.finished
 	}
-	src, err := NewDir(writeTree(t, files))
+	src, err := mirror.New(writeTree(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestStoredPoisonDoesNotStopCrawls(t *testing.T) {
 		files[fmt.Sprintf("logs/%s/%d/started.json", hostileJob, id)] = started(t0.Add(time.Duration(id) * time.Minute))
 		files[fmt.Sprintf("logs/%s/%d/finished.json", hostileJob, id)] = finished(t0.Add(time.Hour), "SUCCESS")
 	}
-	src, err := NewDir(writeTree(t, files))
+	src, err := mirror.New(writeTree(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
 // TestAheadEncoded checks that content-encoded objects, whose size as
@@ -21,7 +23,7 @@ func TestAheadEncoded(t *testing.T) {
 	c := testCrawler(src, 8)
 	budget := int64(2*aheadMinCharge + aheadExpand*1000 + 1000)
 	c.ahead = newBudget(budget)
-	ents := []Entry{
+	ents := []prowcrawl.Entry{
 		{Name: "r/a.log", Size: int64(len(small)), Encoding: "gzip"},
 		{Name: "r/b.log", Size: int64(len(small)), Encoding: "gzip"},
 		{Name: "r/c.log", Size: 1000, Encoding: "gzip"}, // as stored
@@ -62,7 +64,7 @@ func TestAheadEncoded(t *testing.T) {
 func TestAheadEncodedTooLarge(t *testing.T) {
 	src := newGateSource(t, 1, map[string][]byte{"r/big.log": []byte("line\n")})
 	c := testCrawler(src, 8)
-	run := c.runOf("r/", []Entry{{Name: "r/big.log", Size: aheadMaxEncoded + 1, Encoding: "gzip"}}, nil)
+	run := c.runOf("r/", []prowcrawl.Entry{{Name: "r/big.log", Size: aheadMaxEncoded + 1, Encoding: "gzip"}}, nil)
 	release := run.Ahead.ReadAhead(t.Context(), run.Files)
 	defer release()
 	time.Sleep(10 * time.Millisecond)

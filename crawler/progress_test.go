@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/mirror"
 	"github.com/openshift-eng/prowcrawl/progress"
 )
 
@@ -45,7 +46,7 @@ var (
 // and a total marked as growing; then, from the end of the listing, one
 // total that never changes, reached by the last frame.
 func TestProgressFrames(t *testing.T) {
-	src, err := NewDir(sampleDir)
+	src, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}

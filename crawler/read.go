@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/artifact"
 )
 
@@ -20,14 +21,14 @@ var ErrTooLarge = artifact.ErrTooLarge
 // objects compressed) and capping how much is read, so that a hostile
 // object cannot exhaust memory. It counts objects and bytes for the summary.
 type reader struct {
-	src   Source
+	src   prowcrawl.Source
 	total counter
 }
 
 // sizeKnown says whether obj's bytes as read are its listed size: a
 // content-encoded object arrives decompressed (GCS transcodes it), so only
 // the others can be held to their stored size.
-func sizeKnown(obj Entry) bool {
+func sizeKnown(obj prowcrawl.Entry) bool {
 	return obj.Size >= 0 && obj.Encoding == ""
 }
 
@@ -38,7 +39,7 @@ type counter struct {
 }
 
 // readAll reads a whole object of at most limit bytes after decompression.
-func (r *reader) readAll(ctx context.Context, obj Entry, limit int64, run *counter) ([]byte, error) {
+func (r *reader) readAll(ctx context.Context, obj prowcrawl.Entry, limit int64, run *counter) ([]byte, error) {
 	name := obj.Name
 	rc, err := r.open(ctx, obj, run)
 	if err != nil {
@@ -60,7 +61,7 @@ func (r *reader) readAll(ctx context.Context, obj Entry, limit int64, run *count
 // bound what they read themselves. An object whose bytes end before (or
 // after) the size its listing gave fails at its end, so that a body cut
 // short is never taken for the whole object.
-func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadCloser, error) {
+func (r *reader) open(ctx context.Context, obj prowcrawl.Entry, run *counter) (io.ReadCloser, error) {
 	rc, err := r.src.Open(ctx, obj.Name)
 	if err != nil {
 		return nil, err
@@ -79,7 +80,7 @@ func (r *reader) open(ctx context.Context, obj Entry, run *counter) (io.ReadClos
 // gave. The object is counted once its count method is called: one read
 // ahead and never taken is not counted. The bytes are buffered in chunks
 // of at most buf bytes.
-func (r *reader) decode(obj Entry, rc io.ReadCloser, buf int) (*object, error) {
+func (r *reader) decode(obj prowcrawl.Entry, rc io.ReadCloser, buf int) (*object, error) {
 	// Bytes are counted after decompression, as they are matched.
 	br := bufio.NewReaderSize(sized(obj, rc), buf)
 	magic, _ := br.Peek(2)
@@ -88,12 +89,12 @@ func (r *reader) decode(obj Entry, rc io.ReadCloser, buf int) (*object, error) {
 
 // decodeHeld is decode for an object's bytes held in memory (read ahead):
 // the same checks, without a buffer that would copy them again.
-func (r *reader) decodeHeld(obj Entry, data []byte, release func()) (*object, error) {
+func (r *reader) decodeHeld(obj prowcrawl.Entry, data []byte, release func()) (*object, error) {
 	return r.content(obj, sized(obj, bytes.NewReader(data)), data, func() error { release(); return nil })
 }
 
 // sized holds raw to the size obj's listing gave, when it gives one.
-func sized(obj Entry, raw io.Reader) io.Reader {
+func sized(obj prowcrawl.Entry, raw io.Reader) io.Reader {
 	if sizeKnown(obj) {
 		return &sizeReader{r: raw, want: obj.Size}
 	}
@@ -102,7 +103,7 @@ func sized(obj Entry, raw io.Reader) io.Reader {
 
 // content is the object whose stored bytes are raw, starting with head:
 // gzip left on them is undone. On error it is closed.
-func (r *reader) content(obj Entry, raw io.Reader, head []byte, closer func() error) (*object, error) {
+func (r *reader) content(obj prowcrawl.Entry, raw io.Reader, head []byte, closer func() error) (*object, error) {
 	out := raw
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(raw)

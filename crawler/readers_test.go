@@ -9,17 +9,20 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc"
+
+	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
-// slowSource delays every object it opens.
-type slowSource struct {
-	Source
-	delay time.Duration
-}
-
-func (s slowSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	time.Sleep(s.delay)
-	return s.Source.Open(ctx, name)
+// slowSource is inner with every object it opens delayed.
+func slowSource(inner prowcrawl.Source, delay time.Duration) *sourcetest.Source {
+	s := sourcetest.Wrap(inner)
+	s.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) {
+		time.Sleep(delay)
+		return inner.Open(ctx, name)
+	}
+	return s
 }
 
 // TestReadersDuringCrawl: analysts reading the database on their own
@@ -27,7 +30,7 @@ func (s slowSource) Open(ctx context.Context, name string) (io.ReadCloser, error
 // holds a read transaction open throughout) nor ever see a run without
 // all of its tests and symptoms.
 func TestReadersDuringCrawl(t *testing.T) {
-	dir, err := NewDir(sampleDir)
+	dir, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +93,7 @@ func TestReadersDuringCrawl(t *testing.T) {
 	})
 	cfg := shortSample(sampleConfig())
 	cfg.Concurrency = 2
-	_, err = New(slowSource{Source: dir, delay: 5 * time.Millisecond}, d, cfg).Run(t.Context())
+	_, err = New(slowSource(dir, 5*time.Millisecond), d, cfg).Run(t.Context())
 	done.Store(true)
 	wg.Wait()
 	if err != nil {

@@ -19,6 +19,8 @@ import (
 	"github.com/openshift-eng/prowcrawl/artifact"
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/mirror"
 	"github.com/openshift-eng/prowcrawl/prow"
 )
 
@@ -110,7 +112,7 @@ func sampleCrawl(t *testing.T) (*db.DB, Summary) {
 	t.Helper()
 	crawled.once.Do(func() {
 		crawled.err = func() error {
-			src, err := NewDir(sampleDir)
+			src, err := mirror.New(sampleDir)
 			if err != nil {
 				return err
 			}
@@ -237,7 +239,7 @@ func dumpDB(t *testing.T, d *db.DB) string {
 func cleanSample(t *testing.T) string {
 	t.Helper()
 	cleanOnce.Do(func() {
-		local, err := NewDir(sampleDir)
+		local, err := mirror.New(sampleDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +268,7 @@ func TestSourcesGiveSameDatabase(t *testing.T) {
 
 	// The directory source names its bucket after the directory.
 	newEmulator(t, "bucket", shortObjects(t))
-	remote, err := NewGCS(t.Context(), "gs://bucket", GCSOptions{})
+	remote, err := gcs.New(t.Context(), "gs://bucket", gcs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +296,7 @@ func TestSourcesGiveSameDatabase(t *testing.T) {
 // picked up by the next one.
 func TestIncrementalCrawl(t *testing.T) {
 	e := newEmulator(t, "bucket", shortObjects(t))
-	src, err := NewGCS(t.Context(), "gs://bucket", GCSOptions{})
+	src, err := gcs.New(t.Context(), "gs://bucket", gcs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

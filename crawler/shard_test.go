@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestShardsMergeToOneCrawl: crawls split over 1, 2 and 3 shards, merged,
 // give the database of one crawl, and every job is in exactly one shard.
 func TestShardsMergeToOneCrawl(t *testing.T) {
 	t.Parallel()
-	src, err := NewDir(sampleDir)
+	src, err := mirror.New(sampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,65 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"strings"
+
+	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
-
-// Source is a bucket of Prow job artifacts: GCS or a directory mirroring one.
-// Object names are relative to the source's root and use forward slashes.
-type Source interface {
-	// Bucket names the bucket in the database and in Prow links.
-	Bucket() string
-	// List returns the entries under q.Prefix in lexicographic order.
-	List(ctx context.Context, q Query) ([]Entry, error)
-	// Open opens one object for reading. A missing object gives an error
-	// that matches ErrNotExist.
-	Open(ctx context.Context, name string) (io.ReadCloser, error)
-}
-
-// Query selects entries of a Source, as a GCS object listing does.
-type Query struct {
-	// Prefix is the name prefix, usually a "directory" ending in "/".
-	Prefix string
-	// Delimiter "/" lists one level: deeper names collapse into prefixes.
-	// Empty lists every object under Prefix.
-	Delimiter string
-	// StartOffset skips names that sort before it.
-	StartOffset string
-}
-
-// Entry is one listed object, or a common prefix when Prefix is set.
-type Entry struct {
-	Name   string
-	Prefix bool
-	// Size is the object's size in bytes as stored; -1 when unknown.
-	Size int64
-	// Encoding is the object's Content-Encoding ("gzip" for logs Prow
-	// uploads compressed). Sources hand out the stored bytes all the same.
-	Encoding string
-	// Problem, when set, says why the entry cannot be read (a mirror's
-	// symbolic link to outside it): it is never opened, and the run it
-	// belongs to records the problem.
-	Problem string
-}
-
-// ErrNotExist is returned for objects that do not exist.
-var ErrNotExist = fs.ErrNotExist
 
 // Open opens a source from a bucket URL: gs://NAME[/PREFIX], file://DIR or a
 // plain directory path.
-func Open(ctx context.Context, bucketURL string, opts GCSOptions) (Source, error) {
+func Open(ctx context.Context, bucketURL string, opts gcs.Options) (prowcrawl.Source, error) {
 	switch {
 	case bucketURL == "":
 		return nil, errors.New("no bucket given")
 	case strings.HasPrefix(bucketURL, "gs://"):
-		return NewGCS(ctx, bucketURL, opts)
+		return gcs.New(ctx, bucketURL, opts)
 	case strings.HasPrefix(bucketURL, "file://"):
-		return NewDir(strings.TrimPrefix(bucketURL, "file://"))
+		return mirror.New(strings.TrimPrefix(bucketURL, "file://"))
 	case strings.Contains(bucketURL, "://"):
 		return nil, fmt.Errorf("bucket %q: unsupported scheme (want gs://, file:// or a directory)", bucketURL)
 	default:
-		return NewDir(bucketURL)
+		return mirror.New(bucketURL)
 	}
 }

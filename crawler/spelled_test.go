@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestBuildSpelledTwice: a job directory that holds 09999/ beside 9999/
@@ -44,18 +48,18 @@ func TestBuildSpelledTwice(t *testing.T) {
 		job + "10000/finished.json": finished(at.Add(time.Hour), "SUCCESS"),
 	}
 	dir := writeTree(t, files)
-	sources := map[string]func(t *testing.T) Source{
-		"mirror": func(t *testing.T) Source {
-			src, err := NewDir(dir)
+	sources := map[string]func(t *testing.T) prowcrawl.Source{
+		"mirror": func(t *testing.T) prowcrawl.Source {
+			src, err := mirror.New(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { src.Close() })
 			return src
 		},
-		"gcs": func(t *testing.T) Source {
+		"gcs": func(t *testing.T) prowcrawl.Source {
 			newEmulator(t, "ci", bucketObjects(t, dir, "ci"))
-			src, err := NewGCS(t.Context(), "gs://ci", GCSOptions{})
+			src, err := gcs.New(t.Context(), "gs://ci", gcs.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestMirrorSymlinks: a mirror follows the symbolic links whose target
@@ -100,7 +102,7 @@ func TestMirrorSymlinks(t *testing.T) {
 	link("../stash/jobs/"+other, "logs/"+other)
 	link(filepath.Join(outside, "job"), "logs/"+strings.Replace(hostileJob, "aws", "metal", 1)) // a job directory outside
 
-	src, err := NewDir(dir)
+	src, err := mirror.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // TestJUnitScannedWhileParsed: a JUnit file a rule reads is scanned from
@@ -43,7 +47,7 @@ func TestJUnitScannedWhileParsed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := "logs/" + hostileJob + "/1/"
-			src, err := NewDir(writeTree(t, map[string]string{
+			src, err := mirror.New(writeTree(t, map[string]string{
 				dir + "started.json":  started(t0),
 				dir + "finished.json": finished(t0.Add(time.Hour), "FAILURE"),
 				dir + "artifacts/e2e/openshift-e2e-test/artifacts/junit/junit_e2e.xml": tc.junit,
@@ -72,18 +76,17 @@ func TestJUnitScannedWhileParsed(t *testing.T) {
 	}
 }
 
-// failingOpens fails the download of one object, as a bucket that keeps
-// cutting it off would.
-type failingOpens struct {
-	Source
-	name string
-}
-
-func (f failingOpens) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	if name == f.name {
-		return nil, fmt.Errorf("read %s: connection reset by peer", name)
+// failingOpens is inner with the download of one object failing, as a
+// bucket that keeps cutting it off would.
+func failingOpens(inner prowcrawl.Source, failing string) *sourcetest.Source {
+	s := sourcetest.Wrap(inner)
+	s.OpenFunc = func(ctx context.Context, name string) (io.ReadCloser, error) {
+		if name == failing {
+			return nil, fmt.Errorf("read %s: connection reset by peer", name)
+		}
+		return inner.Open(ctx, name)
 	}
-	return f.Source.Open(ctx, name)
+	return s
 }
 
 // TestPartialRunSaysWhatWasNotRead: a run with a malformed JUnit file and
@@ -92,7 +95,7 @@ func (f failingOpens) Open(ctx context.Context, name string) (io.ReadCloser, err
 func TestPartialRunSaysWhatWasNotRead(t *testing.T) {
 	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	dir := "logs/" + hostileJob + "/1/"
-	root, err := NewDir(writeTree(t, map[string]string{
+	root, err := mirror.New(writeTree(t, map[string]string{
 		dir + "started.json":  started(t0),
 		dir + "finished.json": finished(t0.Add(time.Hour), "FAILURE"),
 		dir + "build-log.txt": "a log\n",
@@ -103,7 +106,7 @@ func TestPartialRunSaysWhatWasNotRead(t *testing.T) {
 	}
 	d := openDB(t)
 	cfg := Config{Jobs: upgradeJobs, Since: t0.Add(-time.Hour), Rules: builtinRules}
-	if _, err := New(failingOpens{root, dir + "build-log.txt"}, d, cfg).Run(t.Context()); !errors.Is(err, ErrRunsFailed) {
+	if _, err := New(failingOpens(root, dir+"build-log.txt"), d, cfg).Run(t.Context()); !errors.Is(err, ErrRunsFailed) {
 		t.Fatalf("crawl: %v, want ErrRunsFailed", err)
 	}
 	got := query(t, d, `SELECT fetch_status, fetch_error FROM runs`)

@@ -23,6 +23,7 @@ import (
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/crawler"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 // demoDB returns a copy, opened, of a database of the sample bucket crawled
@@ -70,7 +71,7 @@ func crawlDemo() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	src, err := crawler.NewDir(filepath.Join("..", "testdata", "bucket"))
+	src, err := mirror.New(filepath.Join("..", "testdata", "bucket"))
 	if err != nil {
 		return "", errors.Join(err, store.Close())
 	}

@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/mirror"
 
 	"bufio"
 	"bytes"
@@ -36,7 +37,7 @@ func crawlSample(t *testing.T) *db.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	src, err := crawler.NewDir(filepath.Join("..", "testdata", "bucket"))
+	src, err := mirror.New(filepath.Join("..", "testdata", "bucket"))
 	if err != nil {
 		t.Fatal(err)
 	}

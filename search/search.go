@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"runtime"
 	"slices"
@@ -216,28 +217,41 @@ func searchRun(ctx context.Context, c *cache.Cache, sr db.StoredRun, re *regexp.
 		return r, false, 0, 0, nil // a name the cache cannot hold is not in it
 	}
 	defer cr.Close()
-	dir := sr.Path + "/"
-	for obj, err := range cr.All() {
+	run := cr.Artifact()
+	for _, f := range run.Files {
+		if ctx.Err() != nil {
+			return r, true, files, bytes, ctx.Err()
+		}
+		rc, err := f.Open(ctx)
+		if errors.Is(err, cache.ErrNotCached) && !errors.Is(err, cache.ErrDamaged) {
+			continue // listed, not read by the crawl
+		}
 		if err != nil {
 			// Damaged: the run's matches cannot be trusted.
 			return Run{StoredRun: sr}, false, files, bytes, nil
 		}
-		if ctx.Err() != nil {
-			return r, true, files, bytes, ctx.Err()
-		}
-		if opts.Files != nil && !opts.Files.MatchString(obj.Name) {
+		if opts.Files != nil && !opts.Files.MatchString(f.Name()) {
+			// Not searched, but read: a damaged file makes the whole
+			// run's matches untrusted.
+			_, err := io.Copy(io.Discard, rc)
+			rc.Close()
+			if err != nil {
+				return Run{StoredRun: sr}, false, files, bytes, nil
+			}
 			continue
 		}
 		files++
-		bytes += obj.Stored
-		name := dir + obj.Name
-		if err := grep(obj.Content, re, func(line int, text []byte, at int) bool {
+		bytes += f.Size()
+		name := run.Dir + f.Name()
+		err = grep(rc, re, func(line int, text []byte, at int) bool {
 			r.Matches++
 			if len(r.Lines) < opts.MaxLines {
 				r.Lines = append(r.Lines, Line{File: name, Line: line, Text: excerpt(text, at, opts.MaxExcerpt)})
 			}
 			return true
-		}); err != nil {
+		})
+		rc.Close()
+		if err != nil {
 			if errors.Is(err, cache.ErrDamaged) {
 				return Run{StoredRun: sr}, false, files, bytes, nil
 			}

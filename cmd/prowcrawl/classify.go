@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openshift-eng/prowcrawl/crawler"
+	"github.com/openshift-eng/prowcrawl/gcs"
 	"github.com/openshift-eng/prowcrawl/report"
 )
 
@@ -52,11 +53,11 @@ jobs, a job in a bucket) is refused with exit status 2.
 	}
 	var findings []report.Classified
 	for _, p := range fs.Args() {
-		got, err := crawler.Classify(ctx, eng.Rules(), p, crawler.GCSOptions{Auth: gcsAuth})
+		got, err := crawler.Classify(ctx, eng.Rules(), p, gcs.Options{Auth: gcsAuth})
 		switch {
 		case errors.Is(err, crawler.ErrNotRun):
 			return usageError{err}
-		case errors.Is(err, crawler.ErrAccessDenied):
+		case errors.Is(err, gcs.ErrAccessDenied):
 			return accessError(err, gcsAuth)
 		case err != nil:
 			return err

@@ -16,6 +16,8 @@ import (
 
 	"github.com/openshift-eng/prowcrawl/crawler"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/mirror"
 	"github.com/openshift-eng/prowcrawl/progress"
 )
 
@@ -49,16 +51,16 @@ type crawlOptions struct {
 
 func defaultCrawlOptions() crawlOptions {
 	return crawlOptions{
-		Bucket:      crawler.DefaultBucket,
-		MirrorOf:    crawler.DefaultBucket,
+		Bucket:      gcs.DefaultBucket,
+		MirrorOf:    gcs.DefaultBucket,
 		DB:          "prowcrawl.db",
 		Jobs:        []string{"upgrade"},
 		Lookback:    "14d",
 		Concurrency: 16,
 		RunTimeout:  10 * time.Minute,
 		GiveUpAfter: crawler.DefaultGiveUpAfter,
-		Retries:     crawler.DefaultMaxAttempts - 1,
-		ReqTimeout:  crawler.DefaultRequestTimeout,
+		Retries:     gcs.DefaultMaxAttempts - 1,
+		ReqTimeout:  gcs.DefaultRequestTimeout,
 		Log:         logOptions{Format: "text", Level: "warn"},
 	}
 }
@@ -122,7 +124,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		cfg.Progress = progress.New(stderr, "runs")
 	}
 
-	src, err := crawler.Open(ctx, o.Bucket, crawler.GCSOptions{Auth: o.GCSAuth, JSONReads: o.JSONReads,
+	src, err := crawler.Open(ctx, o.Bucket, gcs.Options{Auth: o.GCSAuth, JSONReads: o.JSONReads,
 		MaxAttempts: o.Retries + 1, RequestTimeout: o.ReqTimeout})
 	if err != nil {
 		return usageError{err}
@@ -130,7 +132,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
 	}
-	if d, ok := src.(*crawler.Dir); ok {
+	if d, ok := src.(*mirror.Dir); ok {
 		if err := d.MirrorOf(o.MirrorOf); err != nil {
 			return usagef("--mirror-of: %v", err)
 		}
@@ -158,7 +160,7 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	defer crawler.RaiseProcs()()
 	sum, err := crawler.New(src, store, cfg).Run(ctx)
 	fmt.Fprintln(stdout, summaryLine(cmd, sum))
-	if errors.Is(err, crawler.ErrAccessDenied) {
+	if errors.Is(err, gcs.ErrAccessDenied) {
 		return accessError(err, o.GCSAuth)
 	}
 	// Runs that could not be read are retried next time; what was stored
@@ -183,11 +185,11 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 // accessError says, in one sentence, what to do about a bucket that
 // refused the crawl.
 func accessError(err error, auth bool) error {
-	var ae *crawler.AccessError
+	var ae *gcs.AccessError
 	if !errors.As(err, &ae) {
 		return usageError{err}
 	}
-	public := strings.TrimPrefix(crawler.DefaultBucket, "gs://")
+	public := strings.TrimPrefix(gcs.DefaultBucket, "gs://")
 	switch {
 	case auth:
 		return usagef("%v: the credentials found (Application Default Credentials) may not read it; use an account that may, or crawl the public gs://%s", ae, public)

@@ -9,8 +9,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/crawler"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -139,11 +142,11 @@ func refetch(ctx context.Context, store *db.DB, co cacheOptions, dbPath, bucket 
 		if bucket != "" {
 			url = bucket
 		}
-		src, err := crawler.Open(ctx, url, crawler.GCSOptions{Auth: auth})
+		src, err := crawler.Open(ctx, url, gcs.Options{Auth: auth})
 		if err != nil {
 			return usageError{err}
 		}
-		if d, ok := src.(*crawler.Dir); ok {
+		if d, ok := src.(*mirror.Dir); ok {
 			if err := d.MirrorOf("gs://" + b); err != nil {
 				closeSource(src)
 				return usagef("--bucket: %v", err)
@@ -165,7 +168,7 @@ func refetch(ctx context.Context, store *db.DB, co cacheOptions, dbPath, bucket 
 	return errors.Join(errs...)
 }
 
-func closeSource(src crawler.Source) {
+func closeSource(src prowcrawl.Source) {
 	if c, ok := src.(io.Closer); ok {
 		c.Close()
 	}

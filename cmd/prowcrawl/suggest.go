@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -186,7 +185,7 @@ func gatherSuggestions(ctx context.Context, store *db.DB, logs *cache.Cache, q d
 			if err := ctx.Err(); err != nil {
 				return suggest.Result{}, err
 			}
-			if err := cachedLogLines(logs, k, func(file, line string) {
+			if err := cachedLogLines(ctx, logs, k, func(file, line string) {
 				col.Add(suggest.Text{Run: i, Kind: suggest.KindLog, File: file, Text: line})
 			}); err != nil {
 				return suggest.Result{}, err
@@ -206,7 +205,7 @@ func logFile(name string) bool {
 
 // cachedLogLines calls add for each error-like line of the cached logs of
 // a run. A run the cache does not hold, or holds damaged, has none.
-func cachedLogLines(c *cache.Cache, k cache.Key, add func(file, line string)) error {
+func cachedLogLines(ctx context.Context, c *cache.Cache, k cache.Key, add func(file, line string)) error {
 	run, err := c.Open(k)
 	if errors.Is(err, cache.ErrNotCached) {
 		return nil
@@ -215,36 +214,49 @@ func cachedLogLines(c *cache.Cache, k cache.Key, add func(file, line string)) er
 		return fmt.Errorf("cache %s: %w", k, err)
 	}
 	defer run.Close()
-	for obj, err := range run.All() {
+	files := run.Artifact()
+	for _, f := range files.Files {
+		rc, err := f.Open(ctx)
+		if errors.Is(err, cache.ErrNotCached) && !errors.Is(err, cache.ErrDamaged) {
+			continue // listed, not read by the crawl
+		}
 		if err != nil {
 			return nil // damaged: what was read so far stands
 		}
-		if !logFile(obj.Name) {
-			continue
-		}
-		br := bufio.NewReaderSize(obj.Content, 64<<10)
-		if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-			zr, err := gzip.NewReader(br)
-			if err != nil {
-				continue
-			}
-			br = bufio.NewReaderSize(zr, 64<<10)
-		}
-		for {
-			// A line past the buffer is taken by its first 64 KiB, as the
-			// classifier matches it; the rest is skipped.
-			chunk, err := br.ReadSlice('\n')
-			line := string(chunk)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			if line != "" && suggest.ErrorLike(line) {
-				add(obj.Name, strings.TrimRight(line, "\r\n"))
-			}
-			if err != nil {
-				break
-			}
+		err = logLines(f.Name(), rc, add)
+		rc.Close()
+		if err != nil {
+			return nil // damaged: what was read so far stands
 		}
 	}
 	return nil
+}
+
+// logLines calls add for each error-like line of the file name whose
+// content is r, when it is a log (logFile); any other file is read to its
+// end, so that damage in it is found. It returns the error of a read.
+func logLines(name string, r io.Reader, add func(file, line string)) error {
+	if !logFile(name) {
+		_, err := io.Copy(io.Discard, r)
+		return err
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		// A line past the buffer is taken by its first 64 KiB, as the
+		// classifier matches it; the rest is skipped.
+		chunk, err := br.ReadSlice('\n')
+		line := string(chunk)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			_, err = br.ReadSlice('\n')
+		}
+		if line != "" && suggest.ErrorLike(line) {
+			add(name, strings.TrimRight(line, "\r\n"))
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package crawler
+package mirror
 
 import (
 	"context"
@@ -12,37 +12,25 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/openshift-eng/prowcrawl"
 )
 
-// Dir is a Source over a local directory that mirrors a bucket's layout, as
-// `gsutil -m rsync -r gs://BUCKET/logs/JOB DIR/logs/JOB` leaves it. Reads go
-// through an os.Root, so no name can reach outside the directory.
+// Dir is a prowcrawl.Source over a local directory that mirrors a
+// bucket's layout, as `gsutil -m rsync -r gs://BUCKET/logs/JOB
+// DIR/logs/JOB` leaves it. Reads go through an os.Root, so no name can
+// reach outside the directory.
 type Dir struct {
 	root *os.Root
 	dir  string
 	name string
 }
 
-var _ Source = (*Dir)(nil)
-
-// NewMirror opens dir as a mirror of the bucket gs://NAME: its runs are
-// recorded in that bucket, with Prow links to it, so that they are the same
-// runs as those a crawl of the bucket itself finds.
-func NewMirror(dir, bucketURL string) (*Dir, error) {
-	d, err := NewDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := d.MirrorOf(bucketURL); err != nil {
-		d.Close()
-		return nil, err
-	}
-	return d, nil
-}
+var _ prowcrawl.Source = (*Dir)(nil)
 
 // MirrorOf names the bucket, gs://NAME, that the directory mirrors.
 func (d *Dir) MirrorOf(bucketURL string) error {
-	name, prefix, err := splitGSURL(bucketURL)
+	name, prefix, err := prowcrawl.ParseBucketURL(bucketURL)
 	if err != nil {
 		return err
 	}
@@ -53,9 +41,9 @@ func (d *Dir) MirrorOf(bucketURL string) error {
 	return nil
 }
 
-// NewDir opens dir as a source. The bucket name recorded for its runs is the
-// directory's base name; NewMirror names the bucket it mirrors.
-func NewDir(dir string) (*Dir, error) {
+// New opens dir as a source. The bucket name recorded for its runs is the
+// directory's base name; MirrorOf names the bucket it mirrors.
+func New(dir string) (*Dir, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("bucket directory %s: %w", dir, err)
@@ -92,14 +80,14 @@ func (d *Dir) Close() error { return d.root.Close() }
 // Entry.Problem saying so, and the run it belongs to records it. Listing
 // through such a link (a job or build directory that is one) fails with
 // the same sentence.
-func (d *Dir) List(ctx context.Context, q Query) ([]Entry, error) {
+func (d *Dir) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if q.Delimiter != "" && q.Delimiter != "/" {
 		return nil, fmt.Errorf("list %s: delimiter %q not supported", q.Prefix, q.Delimiter)
 	}
-	if !validName(strings.TrimSuffix(q.Prefix, "/")) && q.Prefix != "" {
+	if !ValidName(strings.TrimSuffix(q.Prefix, "/")) && q.Prefix != "" {
 		return nil, fmt.Errorf("list %q: invalid name", q.Prefix)
 	}
 	// The directory that holds every name with this prefix.
@@ -113,8 +101,8 @@ func (d *Dir) List(ctx context.Context, q Query) ([]Entry, error) {
 	if dir == "" {
 		dir = "."
 	}
-	var out []Entry
-	add := func(e Entry) {
+	var out []prowcrawl.Entry
+	add := func(e prowcrawl.Entry) {
 		if strings.HasPrefix(e.Name, q.Prefix) && e.Name >= q.StartOffset {
 			out = append(out, e)
 		}
@@ -142,7 +130,7 @@ func (d *Dir) List(ctx context.Context, q Query) ([]Entry, error) {
 // descends into subdirectories, else they are added as prefixes. above
 // are the directories walked into to reach dir, dir last, so that a link
 // back to one of them is seen as the loop it is.
-func (d *Dir) walk(ctx context.Context, dir string, above []fs.FileInfo, deep bool, add func(Entry)) error {
+func (d *Dir) walk(ctx context.Context, dir string, above []fs.FileInfo, deep bool, add func(prowcrawl.Entry)) error {
 	ents, err := fs.ReadDir(d.root.FS(), dir)
 	if err != nil {
 		return err
@@ -172,24 +160,24 @@ func (d *Dir) walk(ctx context.Context, dir string, above []fs.FileInfo, deep bo
 				if !deep {
 					n += "/"
 				}
-				add(Entry{Name: n, Size: -1, Prefix: !deep, Problem: d.linkProblem(p, err)})
+				add(prowcrawl.Entry{Name: n, Size: -1, Prefix: !deep, Problem: d.linkProblem(p, err)})
 				continue
 			}
 			info = target
 		}
 		switch {
 		case info.IsDir() && !deep:
-			add(Entry{Name: n + "/", Prefix: true})
+			add(prowcrawl.Entry{Name: n + "/", Prefix: true})
 		case info.IsDir():
 			if slices.ContainsFunc(above, func(a fs.FileInfo) bool { return os.SameFile(a, info) }) {
-				add(Entry{Name: n, Size: -1, Problem: fmt.Sprintf("%s is a symbolic link to a directory that holds it (a loop): not followed", p)})
+				add(prowcrawl.Entry{Name: n, Size: -1, Problem: fmt.Sprintf("%s is a symbolic link to a directory that holds it (a loop): not followed", p)})
 				continue
 			}
 			if err := d.walk(ctx, p, append(slices.Clip(above), info), deep, add); err != nil {
 				return err
 			}
 		case info.Mode().IsRegular():
-			add(Entry{Name: n, Size: info.Size()})
+			add(prowcrawl.Entry{Name: n, Size: info.Size()})
 		}
 	}
 	return nil
@@ -238,7 +226,7 @@ func (d *Dir) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !validName(name) {
+	if !ValidName(name) {
 		return nil, fmt.Errorf("open %q: invalid object name", name)
 	}
 	f, err := d.root.Open(name)
@@ -256,8 +244,10 @@ func (d *Dir) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// validName reports whether an object name is safe to map onto a file path.
-func validName(name string) bool {
+// ValidName reports whether an object name is safe to map onto a file path
+// below the directory: relative, clean, without backslashes or control
+// characters. Open refuses any other.
+func ValidName(name string) bool {
 	if name == "" || !fs.ValidPath(name) || strings.ContainsRune(name, '\\') {
 		return false
 	}
