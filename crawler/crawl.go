@@ -84,7 +84,9 @@ type Progress interface {
 	Add(runs int)
 	// Wait records a request; the returned function ends it.
 	Wait(what string) (end func())
-	Finish()
+	// Finish ends it; err says why the crawl stopped early, nil when it
+	// did not.
+	Finish(err error)
 }
 
 // watched tells a Progress of every listing and opening in flight.
@@ -261,10 +263,16 @@ func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 // readPlans reads the runs of the plans find sends (and then closes), as
 // the bounds have room for them, and stores the results through one writer
 // in batched transactions. An error of find stops the reading.
-func (c *Crawler) readPlans(ctx context.Context, sum *Summary, find func(context.Context, chan<- *jobPlan) error) error {
+func (c *Crawler) readPlans(ctx context.Context, sum *Summary, find func(context.Context, chan<- *jobPlan) error) (err error) {
 	if c.cfg.Progress != nil {
 		c.cfg.Progress.Start()
-		defer c.cfg.Progress.Finish()
+		defer func() {
+			stop := err
+			if stop == nil {
+				stop = ctx.Err()
+			}
+			c.cfg.Progress.Finish(stop)
+		}()
 	}
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -335,7 +343,7 @@ func (c *Crawler) readPlans(ctx context.Context, sum *Summary, find func(context
 		_ = p.Wait() // tasks never return errors: failures are recorded in results
 	})
 	wctx := context.WithoutCancel(ctx)
-	err := c.write(wctx, msgs, sum)
+	err = c.write(wctx, msgs, sum)
 	if err != nil {
 		cancel()
 		for range msgs { // let the workers finish

@@ -182,7 +182,7 @@ func (c *cancelAfter) Jobs(int)           {}
 func (c *cancelAfter) JobListed(int)      {}
 func (c *cancelAfter) ListingDone()       {}
 func (c *cancelAfter) Wait(string) func() { return func() {} }
-func (c *cancelAfter) Finish()            {}
+func (c *cancelAfter) Finish(error)       {}
 func (c *cancelAfter) Add(n int) {
 	c.done += n
 	if c.done >= c.n {

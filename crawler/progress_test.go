@@ -37,7 +37,7 @@ func (f *fakeTerminal) frames() []string {
 }
 
 var (
-	listingFrame = regexp.MustCompile(`^listing jobs (\d+)/(\d+): (\d+) of (\d+)\+ runs read`)
+	listingFrame = regexp.MustCompile(`^listing jobs (\d+)/(\d+)(?: \([0-9.]+ jobs/s(?:, ETA \S+)?\))?: (\d+) of (\d+)\+ runs read`)
 	barFrame     = regexp.MustCompile(`^\[[=> ]{24}\] (\d+)/(\d+) runs`)
 )
 

@@ -7,6 +7,8 @@
 package progress
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -134,16 +136,67 @@ func (b *Bar) Wait(what string) (end func()) {
 	}
 }
 
-// Finish draws the final state and ends the line.
-func (b *Bar) Finish() {
+// Finish draws the final state and ends the line. err is why the work
+// ended early (nil when it did not): the line then says how far it got,
+// never a full bar.
+func (b *Bar) Finish(err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.ticker != nil {
 		b.ticker.Stop()
 	}
 	b.started = false
-	b.draw(true)
-	fmt.Fprintln(b.w)
+	b.drawn = b.now()
+	fmt.Fprint(b.w, "\r"+b.finalLine(err)+"\x1b[K\n")
+}
+
+// finalLine is the bar's last line: the bar when the work was done,
+// else how far it got and why it stopped.
+func (b *Bar) finalLine(err error) string {
+	if err == nil && !b.listing {
+		if b.total == 0 {
+			return fmt.Sprintf("nothing to read: no new %s", b.unit)
+		}
+		return Line(b.done, b.total, b.now().Sub(b.start), b.unit)
+	}
+	why := "stopped"
+	switch {
+	case errors.Is(err, context.Canceled):
+		why = "interrupted"
+	case err != nil:
+		why = "stopped by an error"
+	}
+	if b.listing {
+		if !b.jobsKnown {
+			return why + " before any job was listed"
+		}
+		return fmt.Sprintf("%s: %d of %d jobs listed, %d %s read", why, b.listed, b.jobs, b.done, b.unit)
+	}
+	return fmt.Sprintf("%s: %d of %d %s read", why, b.done, b.total, b.unit)
+}
+
+// Writer is w for lines written while the bar is drawn (log lines): each
+// write clears the bar's line first and draws the bar again after it, so
+// that no line is written onto the bar.
+func (b *Bar) Writer(w io.Writer) io.Writer { return barWriter{b: b, w: w} }
+
+type barWriter struct {
+	b *Bar
+	w io.Writer
+}
+
+func (bw barWriter) Write(p []byte) (int, error) {
+	b := bw.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.started {
+		fmt.Fprint(b.w, "\r\x1b[K")
+	}
+	n, err := bw.w.Write(p)
+	if b.started {
+		b.draw(true)
+	}
+	return n, err
 }
 
 // tick redraws while started, every tick.
@@ -194,7 +247,18 @@ func (b *Bar) listingLine() string {
 	if !b.jobsKnown {
 		return "listing jobs..."
 	}
-	return fmt.Sprintf("listing jobs %d/%d: %d of %d+ %s read", b.listed, b.jobs, b.done, b.total, b.unit)
+	s := fmt.Sprintf("listing jobs %d/%d", b.listed, b.jobs)
+	// Most of a large crawl is its listing: its rate and time left are
+	// by jobs.
+	if el := b.now().Sub(b.start).Seconds(); el > 0 && b.listed > 0 {
+		r := float64(b.listed) / el
+		s += fmt.Sprintf(" (%.1f jobs/s", r)
+		if left := b.jobs - b.listed; left > 0 {
+			s += ", ETA " + time.Duration(float64(left)/r*float64(time.Second)).Round(time.Second).String()
+		}
+		s += ")"
+	}
+	return s + fmt.Sprintf(": %d of %d+ %s read", b.done, b.total, b.unit)
 }
 
 func (b *Bar) oldestWait() (wait, bool) {

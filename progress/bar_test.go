@@ -2,6 +2,9 @@ package progress
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -49,8 +52,8 @@ type clock struct {
 
 func (c *clock) now() time.Time { c.t = c.t.Add(c.step); return c.t }
 
-// TestBarPhases: the listing phase shows jobs listed of jobs to list and a
-// total that grows; once the listing ends the bar shows a final total, with
+// TestBarPhases: the listing phase shows jobs listed of jobs to list, with
+// their rate and time left, and a total that grows; once the listing ends the bar shows a final total, with
 // rate and time left.
 func TestBarPhases(t *testing.T) {
 	var buf bytes.Buffer
@@ -64,14 +67,14 @@ func TestBarPhases(t *testing.T) {
 	b.ListingDone()
 	b.Add(4)
 	b.Add(5)
-	b.Finish()
+	b.Finish(nil)
 	frames := Frames(buf.String())
 	want := []string{
 		"listing jobs...",
 		"listing jobs 0/2: 0 of 0+ runs read",
-		"listing jobs 1/2: 0 of 4+ runs read",
-		"listing jobs 1/2: 1 of 4+ runs read",
-		"listing jobs 2/2: 1 of 10+ runs read",
+		"listing jobs 1/2 (0.7 jobs/s, ETA 1s): 0 of 4+ runs read",
+		"listing jobs 1/2 (0.5 jobs/s, ETA 2s): 1 of 4+ runs read",
+		"listing jobs 2/2 (0.8 jobs/s): 1 of 10+ runs read",
 		"[==>                     ] 1/10 runs",
 		"[============>           ] 5/10 runs",
 		"[========================] 10/10 runs",
@@ -125,4 +128,79 @@ func (b *Bar) tickDraw() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.draw(true)
+}
+
+// TestBarSaysHowFarItGot: a crawl that stops early (interrupted, or by an
+// error) ends with how far it got, never a full bar; one with nothing to
+// read says so, not "0/0".
+func TestBarSaysHowFarItGot(t *testing.T) {
+	last := func(f func(b *Bar)) string {
+		var buf bytes.Buffer
+		c := &clock{t: time.Unix(0, 0), step: 100 * time.Millisecond}
+		b := New(&buf, "runs", WithClock(c.now))
+		f(b)
+		frames := Frames(buf.String())
+		return frames[len(frames)-1]
+	}
+	for _, c := range []struct {
+		name string
+		f    func(b *Bar)
+		want string
+	}{
+		{"interrupted while listing", func(b *Bar) {
+			b.Start()
+			b.Jobs(175)
+			for range 33 {
+				b.JobListed(11)
+			}
+			b.Add(350)
+			b.Finish(context.Canceled)
+		}, "interrupted: 33 of 175 jobs listed, 350 runs read"},
+		{"an error after the listing", func(b *Bar) {
+			b.Start()
+			b.Jobs(2)
+			b.JobListed(362)
+			b.JobListed(0)
+			b.ListingDone()
+			b.Add(350)
+			b.Finish(errors.New("disk full"))
+		}, "stopped by an error: 350 of 362 runs read"},
+		{"failed before any job was known", func(b *Bar) {
+			b.Start()
+			b.Finish(errors.New("no such bucket"))
+		}, "stopped by an error before any job was listed"},
+		{"nothing new", func(b *Bar) {
+			b.Start()
+			b.Jobs(1)
+			b.JobListed(0)
+			b.ListingDone()
+			b.Finish(nil)
+		}, "nothing to read: no new runs"},
+	} {
+		if got := last(c.f); got != c.want {
+			t.Errorf("%s: last frame %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestLogLinesClearTheBar: a line written through Writer while the bar is
+// drawn starts on a cleared line and the bar is drawn again after it.
+func TestLogLinesClearTheBar(t *testing.T) {
+	var buf bytes.Buffer
+	c := &clock{t: time.Unix(0, 0), step: 100 * time.Millisecond}
+	b := New(&buf, "runs", WithClock(c.now))
+	b.Start()
+	b.Jobs(3)
+	buf.Reset()
+	fmt.Fprint(b.Writer(&buf), "time=2026-12-01T23:04:12Z level=WARN msg=\"run not fully read\"\n")
+	got := buf.String()
+	if !strings.HasPrefix(got, "\r\x1b[Ktime=") || !strings.Contains(got, "read\"\n\rlisting jobs 0/3") {
+		t.Errorf("a log line written while the bar shows: %q", got)
+	}
+	b.Finish(nil)
+	buf.Reset()
+	fmt.Fprint(b.Writer(&buf), "after\n")
+	if buf.String() != "after\n" {
+		t.Errorf("a log line after the bar ended: %q", buf.String())
+	}
 }

@@ -112,16 +112,20 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	logger, err := o.Log.logger(stderr)
+	// On a terminal the progress bar shares stderr with the log: each log
+	// line clears the bar first and the bar is drawn again under it.
+	logw := stderr
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		bar := progress.New(stderr, "runs")
+		cfg.Progress, logw = bar, bar.Writer(stderr)
+	}
+	logger, err := o.Log.logger(logw)
 	if err != nil {
 		return err
 	}
 	cfg.Logger = logger
 	if cfg.Rules, err = loadRules(o.Rules); err != nil {
 		return err
-	}
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		cfg.Progress = progress.New(stderr, "runs")
 	}
 
 	src, err := crawler.Open(ctx, o.Bucket, gcs.Options{Auth: o.GCSAuth, JSONReads: o.JSONReads,
