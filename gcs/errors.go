@@ -3,8 +3,11 @@ package gcs
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 
+	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
 )
 
@@ -54,4 +57,47 @@ func (g *Source) denied(err error) error {
 		return &AccessError{Bucket: g.name, Code: ge.Code, Auth: g.auth, Err: err}
 	}
 	return err
+}
+
+// reachError is a request that never reached the bucket's server (no
+// route, refused, a name that did not resolve), said without the request's
+// URL and its query string: the host and the cause, in one line.
+type reachError struct {
+	host string
+	err  error // the whole error, for errors.Is and errors.As
+	why  string
+}
+
+func (e *reachError) Error() string { return "cannot reach " + e.host + ": " + e.why }
+func (e *reachError) Unwrap() error { return e.err }
+
+// concise is err with a request's *url.Error said as a reachError; any
+// other error as it is.
+func concise(err error) error {
+	var ue *url.Error
+	if err == nil || !errors.As(err, &ue) {
+		return err
+	}
+	host := ue.URL
+	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+		host = u.Host
+	}
+	why := ue.Err.Error()
+	var op *net.OpError
+	var dns *net.DNSError
+	switch {
+	case errors.As(ue.Err, &dns):
+		why = "the name " + dns.Name + " did not resolve (" + dns.Err + ")"
+	case errors.As(ue.Err, &op) && op.Err != nil:
+		why = op.Op + ": " + op.Err.Error()
+	}
+	return &reachError{host: host, err: err, why: why}
+}
+
+// shouldRetry is the storage client's choice of errors to retry, and a
+// name that did not resolve: in CI a resolver's hiccup is as transient as a
+// reset connection.
+func shouldRetry(err error) bool {
+	var dns *net.DNSError
+	return storage.ShouldRetry(err) || errors.As(err, &dns)
 }

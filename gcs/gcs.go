@@ -152,7 +152,7 @@ func (g *Source) List(ctx context.Context, q prowcrawl.Query) ([]prowcrawl.Entry
 			if c := context.Cause(ctx); errors.Is(c, ErrListingTooLong) {
 				return nil, c
 			}
-			return nil, fmt.Errorf("list %s: %w", where, g.denied(wd.explain(err)))
+			return nil, fmt.Errorf("list %s: %w", where, concise(g.denied(wd.explain(err))))
 		}
 		if a.Prefix != "" {
 			out = append(out, prowcrawl.Entry{Name: strings.TrimPrefix(a.Prefix, g.prefix), Prefix: true})
@@ -177,7 +177,7 @@ func (g *Source) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	wd.kick()
 	r, err := g.bkt.Object(g.prefix + name).NewReader(ctx)
 	wd.pause()
-	err = g.denied(wd.explain(err))
+	err = concise(g.denied(wd.explain(err)))
 	if err != nil {
 		wd.stop()
 		if errors.Is(err, storage.ErrObjectNotExist) {

@@ -83,5 +83,6 @@ func setRetry(client *storage.Client, opts Options) {
 		storage.WithPolicy(storage.RetryAlways),
 		storage.WithBackoff(gax.Backoff{Initial: initial, Max: max(initial, maxWait), Multiplier: 2}),
 		storage.WithMaxAttempts(attempts),
+		storage.WithErrorFunc(shouldRetry),
 	)
 }

@@ -163,7 +163,12 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	}
 	defer crawler.RaiseProcs()()
 	sum, err := crawler.New(src, store, cfg).Run(ctx)
-	fmt.Fprintln(stdout, summaryLine(cmd, sum))
+	if err != nil && !errors.Is(err, crawler.ErrRunsFailed) && sum.Jobs == 0 && sum.Objects == 0 {
+		// "0 jobs" would read as an empty bucket: nothing was listed.
+		fmt.Fprintf(stdout, "%s: stopped before any job was listed\n", cmd)
+	} else {
+		fmt.Fprintln(stdout, summaryLine(cmd, sum))
+	}
 	if errors.Is(err, gcs.ErrAccessDenied) {
 		return accessError(err, o.GCSAuth)
 	}
