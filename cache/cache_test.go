@@ -524,3 +524,40 @@ func TestBoundStored(t *testing.T) {
 		t.Errorf("a damaged bound: %v, %v; want the default", cc, err)
 	}
 }
+
+// TestCopiedCacheKeepsStarts: a cache copied without its file times (cp
+// -r: every run file dated the copy's day) still knows when each run
+// started, from its index, and evicts the runs that started first. Before,
+// it took every run for started today and evicted by name.
+func TestCopiedCacheKeepsStarts(t *testing.T) {
+	c := openCache(t, 0)
+	day := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	keys := []Key{
+		{Bucket: "b", Path: "logs/a-job/3"}, // newest, named first
+		{Bucket: "b", Path: "logs/z-job/1"}, // oldest, named last
+	}
+	writeRun(t, c, keys[0], day.AddDate(0, 0, 20), []byte("new"))
+	writeRun(t, c, keys[1], day, []byte("old"))
+	copied := time.Now().Add(-123456789 * time.Nanosecond)
+	for _, k := range keys {
+		p, _ := c.file(k)
+		if err := os.Chtimes(p, copied, copied); err != nil {
+			t.Fatal(err)
+		}
+	}
+	starts := map[Key]time.Time{}
+	for e, err := range c.Runs() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		starts[e.Key] = e.Started
+	}
+	if !starts[keys[1]].Equal(day) || !starts[keys[0]].Equal(day.AddDate(0, 0, 20)) {
+		t.Fatalf("starts after a copy %v, want those of the indexes", starts)
+	}
+	// Read once: the file's time is the start again.
+	p, _ := c.file(keys[1])
+	if fi, _ := os.Stat(p); !fi.ModTime().Equal(day) {
+		t.Errorf("the file's time is %v, want the run's start", fi.ModTime())
+	}
+}

@@ -52,7 +52,11 @@ func (c *Cache) Runs() iter.Seq2[Entry, error] {
 			if err != nil {
 				return err
 			}
-			if !yield(Entry{Key: k, Started: info.ModTime().UTC(), Size: info.Size()}, nil) {
+			started := info.ModTime()
+			if started.Nanosecond() != 0 {
+				started = c.startOf(p, k, started)
+			}
+			if !yield(Entry{Key: k, Started: started.UTC(), Size: info.Size()}, nil) {
 				return fs.SkipAll
 			}
 			return nil
@@ -61,6 +65,30 @@ func (c *Cache) Runs() iter.Seq2[Entry, error] {
 			yield(Entry{}, fmt.Errorf("cache: walk %s: %w", root, err))
 		}
 	}
+}
+
+// startOf is the start of the run in file p, from its index, for a file
+// whose time the cache did not set (a copy of the cache that did not keep
+// file times says every run started the day it was copied): the file's
+// time is set to it, so that the index is read once. A file that cannot be
+// read keeps its time; it is damaged, and reported when opened.
+func (c *Cache) startOf(p string, k Key, mtime time.Time) time.Time {
+	f, err := openRegular(p)
+	if err != nil {
+		return mtime
+	}
+	r, err := readRun(f, k)
+	f.Close()
+	if err != nil {
+		return mtime
+	}
+	t := r.ix.Started
+	if t.IsZero() {
+		t = r.ix.Stored
+	}
+	t = t.Truncate(time.Second)
+	_ = os.Chtimes(p, t, t)
+	return t
 }
 
 // Stats is what the cache holds.

@@ -199,11 +199,15 @@ func (w *Writer) Commit() (err error) {
 		return fmt.Errorf("cache %s: sync: %w", w.key, err)
 	}
 	size := off + int64(len(zix)) + trailerSize
-	// The file's time is the run's start: eviction sorts by it.
+	// The file's time is the run's start, to the second: eviction sorts
+	// by it. A time with a fraction of a second was not set here (a copy
+	// of the cache made without keeping times): Runs reads it from the
+	// index then.
 	mt := w.started
 	if mt.IsZero() {
 		mt = ix.Stored
 	}
+	mt = mt.Truncate(time.Second)
 	if err := os.Chtimes(tmp, mt, mt); err != nil {
 		return fmt.Errorf("cache %s: %w", w.key, err)
 	}
