@@ -178,6 +178,10 @@ func (d *Dir) walk(ctx context.Context, dir string, above []fs.FileInfo, deep bo
 			}
 		case info.Mode().IsRegular():
 			add(prowcrawl.Entry{Name: n, Size: info.Size()})
+		default:
+			// A FIFO, a device or a socket is no object of a bucket:
+			// named on the run, never opened (a FIFO would block).
+			add(prowcrawl.Entry{Name: n, Size: -1, Problem: fmt.Sprintf("%s is not a regular file (%s): not read", p, specialKind(info.Mode()))})
 		}
 	}
 	return nil
@@ -229,7 +233,9 @@ func (d *Dir) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	if !ValidName(name) {
 		return nil, fmt.Errorf("open %q: invalid object name", name)
 	}
-	f, err := d.root.Open(name)
+	// Without blocking: a FIFO put in a file's place since the listing
+	// would wait for a writer forever.
+	f, err := d.root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
@@ -242,6 +248,21 @@ func (d *Dir) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
 	return f, nil
+}
+
+// specialKind names a file mode that is not a regular file's.
+func specialKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // ValidName reports whether an object name is safe to map onto a file path
