@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,10 @@ type Options struct {
 	MaxExcerpt int
 	// Workers bounds the runs searched at once; 0 means every core.
 	Workers int
+	// MaxTime bounds the search: the runs not searched by then are
+	// counted in Result.NotSearched, and the search ends with what it
+	// found. 0 means no bound.
+	MaxTime time.Duration
 }
 
 // Line is a matching line of a cached file.
@@ -109,6 +114,35 @@ type Result struct {
 	Files    int
 	Bytes    int64
 	Duration time.Duration
+	// NotSearched counts the runs left when Options.MaxTime ran out.
+	NotSearched int
+}
+
+// errTimeUp is the cause of a search's end at Options.MaxTime.
+var errTimeUp = errors.New("the search's time is up")
+
+// probeText is a sample of the logs a search reads (klog, monitor and
+// ginkgo lines, addresses, times), for Rate.
+var probeText = []byte(strings.Repeat(`I1120 10:41:07.518273       1 reflector.go:359] Listing and watching *v1.Pod from k8s.io/client-go/informers/factory.go:160
+Nov 20 10:41:08.001 E ns/openshift-etcd pod/etcd-ip-10-0-61-114.ec2.internal node/ip-10-0-61-114.ec2.internal container/etcd reason/Unhealthy Readiness probe failed: Get "https://10.0.61.114:9980/readyz": dial tcp 10.0.61.114:9980: connect: connection refused
+2026-11-20T10:41:09.123456Z [sig-network] pods should be reachable across nodes [Suite:openshift/conformance/parallel] 12.3s
+`, 200))
+
+// Rate is how many bytes of log text a second re matches through, on a
+// sample of realistic lines, in about the time of one pass: a plain
+// pattern goes through hundreds of MiB a second, a counted repeat of a
+// large class ([\x{0}-\x{10FFFF}]{1000}) under one.
+func Rate(re *regexp.Regexp) float64 {
+	start := time.Now()
+	n := 0
+	for time.Since(start) < 50*time.Millisecond || n == 0 {
+		re.FindAllIndex(probeText, -1)
+		n++
+		if time.Since(start) > 2*time.Second {
+			break
+		}
+	}
+	return float64(n*len(probeText)) / time.Since(start).Seconds()
 }
 
 // Compile checks a pattern as Search compiles it.
@@ -132,15 +166,30 @@ func Search(ctx context.Context, c *cache.Cache, runs []db.StoredRun, opts Optio
 	opts.MaxExcerpt = cmp.Or(opts.MaxExcerpt, 300)
 	opts.Workers = cmp.Or(opts.Workers, runtime.GOMAXPROCS(0))
 	type outcome struct {
-		run    Run
-		cached bool
+		run      Run
+		cached   bool
+		timedOut bool
 	}
 	out := make([]outcome, len(runs))
 	var files, bytes atomic.Int64
-	p := pool.New().WithContext(ctx).WithCancelOnError().WithMaxGoroutines(opts.Workers)
+	sctx := ctx
+	if opts.MaxTime > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeoutCause(ctx, opts.MaxTime, errTimeUp)
+		defer cancel()
+	}
+	p := pool.New().WithContext(sctx).WithCancelOnError().WithMaxGoroutines(opts.Workers)
 	for i := range runs {
 		p.Go(func(ctx context.Context) error {
+			if errors.Is(context.Cause(ctx), errTimeUp) {
+				out[i] = outcome{run: Run{StoredRun: runs[i]}, timedOut: true}
+				return nil
+			}
 			r, cached, nf, nb, err := searchRun(ctx, c, runs[i], re, opts)
+			if err != nil && errors.Is(context.Cause(ctx), errTimeUp) {
+				out[i] = outcome{run: Run{StoredRun: runs[i]}, timedOut: true}
+				return nil
+			}
 			files.Add(nf)
 			bytes.Add(nb)
 			out[i] = outcome{run: r, cached: cached}
@@ -153,6 +202,10 @@ func Search(ctx context.Context, c *cache.Cache, runs []db.StoredRun, opts Optio
 	res := Result{Pattern: opts.Pattern, Files: int(files.Load()), Bytes: bytes.Load()}
 	groups := map[[2]string]*Group{}
 	for _, o := range out {
+		if o.timedOut {
+			res.NotSearched++
+			continue
+		}
 		if !o.cached {
 			res.NotCached = append(res.NotCached, o.run.StoredRun)
 			continue

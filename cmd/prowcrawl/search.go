@@ -11,6 +11,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 	"github.com/openshift-eng/prowcrawl/report"
 	"github.com/openshift-eng/prowcrawl/search"
 )
@@ -74,11 +75,15 @@ func (sel selection) runs(ctx context.Context, store *db.DB) ([]db.StoredRun, er
 	return out, nil
 }
 
+// slowPattern is the rate of matching (bytes a second, on realistic log
+// lines) below which search warns that a pattern is slow.
+const slowPattern = 4 << 20
+
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dbPath, format, files := "prowcrawl.db", "table", ""
 	var sel storedRunOptions
 	var co cacheOptions
-	opts := search.Options{MaxLines: 10}
+	opts := search.Options{MaxLines: 10, MaxTime: 2 * time.Minute}
 	fs := pflag.NewFlagSet("search", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&dbPath, "db", dbPath, "SQLite database file")
@@ -87,6 +92,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&files, "files", files, "only cached files whose path below the run's directory matches this glob (the rules' syntax: **/build-log.txt)")
 	fs.StringVar(&format, "format", format, "output format: table or json")
 	fs.IntVar(&opts.MaxLines, "lines", opts.MaxLines, "matching lines shown per run (all are counted)")
+	fs.DurationVar(&opts.MaxTime, "max-time", opts.MaxTime, "stop searching after this long and show what was found (0: no bound)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: prowcrawl search REGEX [--since T] [--until T] [--job REGEX]... [--files GLOB] [--format table|json]\n\n"+
 			"Finds the lines of the cached files of stored runs that match REGEX (RE2 syntax), lists them per run with\n"+
@@ -101,8 +107,18 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("search takes one regular expression, got %d arguments", fs.NArg())
 	}
 	opts.Pattern = fs.Arg(0)
-	if _, err := search.Compile(opts.Pattern); err != nil {
+	re, err := search.Compile(opts.Pattern)
+	if err != nil {
 		return usagef("%q is not a valid regular expression: %v", opts.Pattern, err)
+	}
+	if opts.MaxTime < 0 {
+		return usagef("--max-time %s: want 0 (no bound) or more", opts.MaxTime)
+	}
+	// A pattern whose cost grows with the text (a counted repeat of a
+	// large class) is said to be one before it runs for minutes.
+	if rate := search.Rate(re); rate < slowPattern {
+		fmt.Fprintf(stderr, "prowcrawl: `%s` matches about %.2f MiB of log text a second (a plain pattern: hundreds); the search stops after --max-time %s with what it found\n",
+			safe.Line(opts.Pattern), rate/(1<<20), opts.MaxTime)
 	}
 	if format != "table" && format != "json" {
 		return usagef("--format %q: want table or json", format)
@@ -138,5 +154,11 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	return report.WriteSearch(stdout, res, format)
+	if err := report.WriteSearch(stdout, res, format); err != nil {
+		return err
+	}
+	if res.NotSearched > 0 {
+		return fmt.Errorf("search stopped after --max-time %s: %d of %d runs not searched; raise --max-time or simplify the pattern", opts.MaxTime, res.NotSearched, len(runs))
+	}
+	return nil
 }
