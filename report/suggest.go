@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 	"github.com/openshift-eng/prowcrawl/suggest"
 )
 
@@ -28,11 +29,13 @@ type proposalJSON struct {
 }
 
 // WriteSuggestions renders proposed symptoms: a table for people, a rules
-// file (yaml), or a JSON list of proposals.
+// file (yaml), or a JSON list of proposals. A proposal quotes log text
+// (its pattern, its title, an example): in the table each such text is one
+// safe line (safe.Line), and every line of the rules file is one too.
 func WriteSuggestions(w io.Writer, res suggest.Result, format string) error {
 	switch format {
 	case FormatYAML:
-		_, err := w.Write(suggest.RulesFile(res.Proposals))
+		_, err := io.WriteString(w, safeLines(string(suggest.RulesFile(res.Proposals))))
 		return err
 	case FormatJSON:
 		out := make([]proposalJSON, 0, len(res.Proposals))
@@ -70,18 +73,19 @@ func suggestTable(w io.Writer, res suggest.Result) error {
 		if p.Generic {
 			title = "(generic) " + title
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d %s\t%d/%d\t%d/%d %s\t%.2g\t%s\t%s\n", i+1, p.ID,
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d %s\t%d/%d\t%d/%d %s\t%.2g\t%s\t%s\n", i+1, safe.Line(p.ID),
 			p.Failed, p.FailedTotal, pct(p.FailedRate()), p.Unexplained, p.UnexplTotal,
-			p.Passed, p.PassedTotal, pct(p.PassedRate()), p.P, edge, title)
+			p.Passed, p.PassedTotal, pct(p.PassedRate()), p.P, safe.Line(edge), safe.Line(title))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for i, p := range res.Proposals {
-		fmt.Fprintf(w, "\n%d. %s (%s)\n   matches: %s\n   files:   %s\n", i+1, p.ID, p.Kind, p.Pattern, strings.Join(p.Files, " "))
+		fmt.Fprintf(w, "\n%d. %s (%s)\n   matches: %s\n   files:   %s\n", i+1, safe.Line(p.ID), safe.Line(string(p.Kind)),
+			safe.Line(p.Pattern), safe.Line(strings.Join(p.Files, " ")))
 		var names []string
 		for _, r := range p.Runs[:min(len(p.Runs), suggestRunsShown)] {
-			names = append(names, fmt.Sprintf("%s/%d", r.Job, r.BuildID))
+			names = append(names, fmt.Sprintf("%s/%d", safe.Line(r.Job), r.BuildID))
 		}
 		more := ""
 		if len(p.Runs) > suggestRunsShown {
@@ -94,3 +98,20 @@ func suggestTable(w io.Writer, res suggest.Result) error {
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+
+// safeLines is s with each of its lines one safe line (safe.Line). The
+// rules file already keeps log text to one line in its comments and
+// values; this also shows what a terminal or an editor would otherwise act
+// on there (a C1 control, a bidirectional override, invalid UTF-8).
+func safeLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		if nl {
+			lines[i] = safe.Line(body) + "\n"
+		} else {
+			lines[i] = safe.Line(body)
+		}
+	}
+	return strings.Join(lines, "")
+}
