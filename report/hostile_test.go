@@ -14,8 +14,10 @@ import (
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
+	"github.com/openshift-eng/prowcrawl/classify"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/safe"
+	"github.com/openshift-eng/prowcrawl/prow"
 	"github.com/openshift-eng/prowcrawl/search"
 	"github.com/openshift-eng/prowcrawl/suggest"
 )
@@ -348,16 +350,18 @@ func TestHostileSearchClassify(t *testing.T) {
 
 // TestHostileSuggest: a failure text that quotes hostile log lines, which
 // suggest proposes as a symptom: its table and its rules file are safe
-// lines, and the rules file keeps the text out of its keys.
+// lines, and the rules file is still a valid one whose rule matches the
+// line it was proposed from.
 func TestHostileSuggest(t *testing.T) {
 	var runs []suggest.Run
 	for i := range 60 {
 		runs = append(runs, suggest.Run{Job: hostileJob, BuildID: int64(i + 1), Edge: "4.13->4.14 minor", Failed: i%2 == 0})
 	}
 	// One line: a rule matches lines, so a proposal's text cannot span
-	// one. Without the C1 control, which the rules file cannot hold (a
-	// proposal quoting one is refused as an invalid rule).
-	line, _, _ := strings.Cut(strings.ReplaceAll(hostile, "\u009b", ""), "\r")
+	// one. Without a C1 control, which the rules file cannot hold (a
+	// proposal quoting one is refused as an invalid rule), and without
+	// a BEL, which a proposal's pattern reads as a blank.
+	const line = "\x1b]52;c;aGk=\x1b\\\x1b[2J\u202e|x|)[x](https://evil.example)"
 	col := suggest.New(runs, suggest.Options{})
 	for i := range runs {
 		if !runs[i].Failed {
@@ -386,6 +390,27 @@ func TestHostileSuggest(t *testing.T) {
 			if strings.HasPrefix(strings.TrimSpace(line), "forged") {
 				t.Errorf("%s: line %d was forged: %q", format, i+1, line)
 			}
+		}
+		if format != FormatYAML {
+			continue
+		}
+		rules, err := classify.ParseRules("proposed.yaml", b.Bytes())
+		if err != nil {
+			t.Fatalf("the rules file is not valid: %v\n%s", err, out)
+		}
+		eng, err := classify.NewEngine(rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := eng.Begin(classify.RunInfo{})
+		// suggest reads a text with its ANSI sequences taken out, as
+		// prow.StripANSI takes them: the line as it proposed from it.
+		log := prow.StripANSI(fmt.Sprintf("E1130 error: lease lost %s for router-%d", line, 2)) + "\n"
+		if err := s.File(t.Context(), "artifacts/e2e/build-log.txt", strings.NewReader(log)); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Matches()) == 0 {
+			t.Errorf("the proposed rule does not match the line it was proposed from:\n%s", out)
 		}
 	}
 }

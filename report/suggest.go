@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl/internal/safe"
 	"github.com/openshift-eng/prowcrawl/suggest"
@@ -31,11 +32,12 @@ type proposalJSON struct {
 // WriteSuggestions renders proposed symptoms: a table for people, a rules
 // file (yaml), or a JSON list of proposals. A proposal quotes log text
 // (its pattern, its title, an example): in the table each such text is one
-// safe line (safe.Line), and every line of the rules file is one too.
+// safe line (safe.Line), and every line of the rules file is one too
+// (ruleLines).
 func WriteSuggestions(w io.Writer, res suggest.Result, format string) error {
 	switch format {
 	case FormatYAML:
-		_, err := io.WriteString(w, safeLines(string(suggest.RulesFile(res.Proposals))))
+		_, err := io.WriteString(w, ruleLines(string(suggest.RulesFile(res.Proposals))))
 		return err
 	case FormatJSON:
 		out := make([]proposalJSON, 0, len(res.Proposals))
@@ -99,19 +101,28 @@ func suggestTable(w io.Writer, res suggest.Result) error {
 
 func pct(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
 
-// safeLines is s with each of its lines one safe line (safe.Line). The
-// rules file already keeps log text to one line in its comments and
-// values; this also shows what a terminal or an editor would otherwise act
-// on there (a C1 control, a bidirectional override, invalid UTF-8).
-func safeLines(s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	for i, l := range lines {
-		body, nl := strings.CutSuffix(l, "\n")
-		if nl {
-			lines[i] = safe.Line(body) + "\n"
-		} else {
-			lines[i] = safe.Line(body)
-		}
+// ruleLines is a rules file with each of its lines one safe line: what
+// safe.Line would escape (a C1 control, a bidirectional override, invalid
+// UTF-8; the file already keeps log text to one line) written as the
+// regular expression escape \x{...}, which a pattern reads as the same
+// character, so the rule still matches what it was proposed from and
+// still passes rules --check.
+func ruleLines(s string) string {
+	if safe.Line(s) == s {
+		return s
 	}
-	return strings.Join(lines, "")
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch c := s[i : i+n]; {
+		case c == "\n" || safe.Line(c) == c:
+			b.WriteString(c)
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x{%x}`, s[i])
+		default:
+			fmt.Fprintf(&b, `\x{%x}`, r)
+		}
+		i += n
+	}
+	return b.String()
 }
