@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // BlockedEdge is the draft of one blocked-edges/<to>-<Name>.yaml document:
@@ -30,6 +31,14 @@ type BlockedEdge struct {
 	// from-versions of their runs that showed it.
 	Edges        []string
 	FromVersions []string
+}
+
+// File is the draft's path in cincinnati-graph-data,
+// blocked-edges/<to>-<Name>.yaml, each part a safe file-name part
+// (safe.FileName): a target version or a name holding a "/", a ".." or a
+// control character names no other file and no other directory.
+func (d BlockedEdge) File() string {
+	return "blocked-edges/" + safe.FileName(d.To) + "-" + safe.FileName(d.Name) + ".yaml"
 }
 
 // infrastructureType maps a job's platform to the Infrastructure type that

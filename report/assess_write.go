@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl/assess"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // The formats of an assessment: FormatTable is plain text.
@@ -90,21 +91,41 @@ func upgradeKind(w string) bool {
 	return false
 }
 
-// para is s wrapped as a paragraph of the text format.
-func para(s string) string { return wrap(s, "   ", "   ", 79) }
+// block is text the writer laid out itself, its lines broken by wrap: the
+// text format's p writes it as it is, where it makes every other string
+// one safe line.
+type block string
 
-// item is s wrapped as an item of a list in the text format.
-func item(s string) string { return wrap(s, "   - ", "     ", 79) }
+// para is s, made one safe line (safe.Line), wrapped as a paragraph of the
+// text format.
+func para(s string) block { return block(wrap(safe.Line(s), "   ", "   ", 79)) }
+
+// item is s, made one safe line, wrapped as an item of a list in the text
+// format.
+func item(s string) block { return block(wrap(safe.Line(s), "   - ", "     ", 79)) }
+
+// lineArgs makes every string of args one safe line (safe.Line): the
+// assessment quotes job names, test names, file names and log lines from
+// the bucket, whose escape sequences must not reach a terminal nor their
+// newlines forge a line. A block passes as it is.
+func lineArgs(args []any) []any {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = safe.Line(s)
+		}
+	}
+	return args
+}
 
 func writeAssessText(w io.Writer, a assess.Assessment) error {
 	bw := bufio.NewWriter(w)
-	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, lineArgs(args)...) }
 	p("%s: %s\n", a.SymptomID, a.Title)
 	if a.Bug != "" {
 		p("Bug: %s\n", a.Bug)
 	}
 	p("Counted: %s.\n\n", a.Counted)
-	p("%s\n", wrap("In short: "+lowerFirst(a.Summary), "", "", 79))
+	p("%s\n", block(wrap(safe.Line("In short: "+lowerFirst(a.Summary)), "", "", 79)))
 
 	p("\n1. Who is impacted?\n")
 	if len(a.Impacted.Edges) > 0 {
@@ -233,8 +254,11 @@ func dashIfEmpty(s string) string {
 	return s
 }
 
-// mdCode is s as inline code, whatever backticks it holds.
+// mdCode is s as inline code, whatever backticks it holds, on one safe
+// line (safe.Line): no escape works inside code, and a newline there could
+// end the paragraph and the code with it.
 func mdCode(s string) string {
+	s = safe.Line(s)
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
@@ -245,64 +269,64 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
-// mdText escapes what Markdown would read as markup in running text.
-var mdText = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`).Replace
-
 func writeAssessMarkdown(w io.Writer, a assess.Assessment) error {
 	bw := bufio.NewWriter(w)
-	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	// Text from the bucket is escaped where it is written (safe.Markdown,
+	// mdCode, safe.URL for a link's target); lineArgs keeps the rest to
+	// one line.
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, lineArgs(args)...) }
 	p("### UpgradeBlocker assessment: %s\n\n", mdCode(a.SymptomID))
-	p("**%s**", mdText(a.Title))
+	p("**%s**", safe.Markdown(a.Title))
 	if a.Bug != "" {
 		p(" (%s)", a.Bug)
 	}
-	p("  \nCounted: %s.\n\n", mdText(a.Counted))
-	p("**In short:** %s\n", mdText(lowerFirst(a.Summary)))
+	p("  \nCounted: %s.\n\n", safe.Markdown(a.Counted))
+	p("**In short:** %s\n", safe.Markdown(lowerFirst(a.Summary)))
 
 	p("\n#### Who is impacted?\n\n")
 	for _, s := range a.Impacted.Edges {
-		p("- %s\n", mdText(s.Text))
+		p("- %s\n", safe.Markdown(s.Text))
 	}
 	if len(a.Impacted.Variants) > 0 {
 		p("\nBy variant (edge, platform, network, arch, topology):\n\n")
 		for _, s := range a.Impacted.Variants {
-			p("- %s\n", mdText(s.Text))
+			p("- %s\n", safe.Markdown(s.Text))
 		}
 	}
 	p("\n")
 	if len(a.Impacted.NotSeen) > 0 {
-		p("Not seen on: %s.\n\n", mdText(joinShares(a.Impacted.NotSeen)))
+		p("Not seen on: %s.\n\n", safe.Markdown(joinShares(a.Impacted.NotSeen)))
 	}
-	p("%s\n", mdText(a.Impacted.Text))
+	p("%s\n", safe.Markdown(a.Impacted.Text))
 	if lines := whoLines(a.Impacted); len(lines) > 0 {
 		p("\n")
 		for _, line := range lines {
-			p("- %s\n", mdText(line))
+			p("- %s\n", safe.Markdown(line))
 		}
 	}
 
 	p("\n#### What is the impact?\n\n")
 	if a.Description != "" {
-		p("%s\n\n", mdText(a.Description))
+		p("%s\n\n", safe.Markdown(a.Description))
 	}
-	p("%s\n", mdText(a.Impact.Text))
+	p("%s\n", safe.Markdown(a.Impact.Text))
 	if len(a.Impact.Disruption) > 0 {
 		p("\nDisruption (seconds a backend was unreachable, per run):\n\n")
 		for _, d := range a.Impact.Disruption {
-			p("- %s\n", mdText(d.Text))
+			p("- %s\n", safe.Markdown(d.Text))
 		}
 	}
 	if len(a.Impact.FailedTests) > 0 {
 		p("\nTests that failed with it:\n\n")
 		for _, t := range a.Impact.FailedTests {
-			p("- %s\n", mdText(t.Text))
+			p("- %s\n", safe.Markdown(t.Text))
 		}
 	}
 	if len(a.Impact.Examples) > 0 {
 		p("\nRuns to open (failed runs on a regressed edge first):\n\n")
 		for _, e := range a.Impact.Examples {
-			p("- [%s #%d](%s): %s, %s, %s  \n  %s", mdText(e.Job), e.BuildID, e.URL, e.Result, e.Started[:10],
-				mdText(dashIfEmpty(e.Edge)), mdCode(location(e)))
+			p("- [%s #%d](%s): %s, %s, %s  \n  %s", safe.Markdown(e.Job), e.BuildID, safe.URL(e.URL), e.Result, e.Started[:10],
+				safe.Markdown(dashIfEmpty(e.Edge)), mdCode(location(e)))
 			if e.Excerpt != "" {
 				p(": %s", mdCode(clip(e.Excerpt, excerptWidth)))
 			}
@@ -311,45 +335,45 @@ func writeAssessMarkdown(w io.Writer, a assess.Assessment) error {
 	}
 
 	p("\n#### How involved is remediation?\n\n")
-	p("%s\n", mdText(a.Remediation.Text))
+	p("%s\n", safe.Markdown(a.Remediation.Text))
 	if len(a.Remediation.Runs) > 0 {
 		p("\nRuns that did not recover:\n\n")
 		for _, e := range a.Remediation.Runs {
-			p("- [%s #%d](%s): %s, %s, %s: %s\n", mdText(e.Job), e.BuildID, e.URL, e.Result, e.Started[:10], mdText(dashIfEmpty(e.Edge)), mdText(e.Excerpt))
+			p("- [%s #%d](%s): %s, %s, %s: %s\n", safe.Markdown(e.Job), e.BuildID, safe.URL(e.URL), e.Result, e.Started[:10], safe.Markdown(dashIfEmpty(e.Edge)), safe.Markdown(e.Excerpt))
 		}
 	}
 
 	p("\n#### Is this a regression?\n\n")
-	p("%s\n\n", mdText(a.Regression.Text))
+	p("%s\n\n", safe.Markdown(a.Regression.Text))
 	for _, f := range a.Regression.Edges {
-		p("- %s\n", mdText(f.Text))
+		p("- %s\n", safe.Markdown(f.Text))
 	}
 	if len(a.Regression.Variants) > 0 {
 		p("\nBy variant:\n\n")
 		for _, f := range a.Regression.Variants {
-			p("- %s\n", mdText(f.Text))
+			p("- %s\n", safe.Markdown(f.Text))
 		}
 	}
 	if len(a.Regression.Unseen) > 0 {
-		p("\nNot seen on %s, nor one release earlier.\n", mdText(strings.Join(a.Regression.Unseen, ", ")))
+		p("\nNot seen on %s, nor one release earlier.\n", safe.Markdown(strings.Join(a.Regression.Unseen, ", ")))
 	}
 	if len(a.Regression.Tracked) > 0 {
 		p("\n")
 		for _, t := range a.Regression.Tracked {
-			p("- %s\n", mdText(t))
+			p("- %s\n", safe.Markdown(t))
 		}
 	}
-	p("\n**Or a one-time flake?** %s\n", mdText(a.Flake.Text))
+	p("\n**Or a one-time flake?** %s\n", safe.Markdown(a.Flake.Text))
 	if len(a.Flake.Edges) > 0 {
 		p("\n")
 		for _, e := range a.Flake.Edges {
-			p("- %s\n", mdText(e.Text))
+			p("- %s\n", safe.Markdown(e.Text))
 		}
 	}
 	if a.Flake.Window != "" {
-		p("\nPer job, the last days against the weeks before (%s):\n\n", mdText(a.Flake.Window))
+		p("\nPer job, the last days against the weeks before (%s):\n\n", safe.Markdown(a.Flake.Window))
 		for _, j := range a.Flake.Jobs {
-			p("- %s\n", mdText(j.Text))
+			p("- %s\n", safe.Markdown(j.Text))
 		}
 		if a.Flake.QuietJobs > 0 {
 			if len(a.Flake.Jobs) > 0 {

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/openshift-eng/prowcrawl/assess"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // FormatBlockedEdges drafts the blocked-edges files of
@@ -16,11 +17,17 @@ import (
 const FormatBlockedEdges = "blocked-edges"
 
 // writeBlockedEdges writes the drafts as YAML documents, each headed by
-// comments that mark what CI cannot know.
+// comments that mark what CI cannot know. Every comment and every value is
+// one safe line (safe.Line; the message is wrapped after), so that no text
+// from the bucket ends a comment or forges a key; the file name is
+// BlockedEdge.File, made of safe parts.
 func writeBlockedEdges(w io.Writer, a assess.Assessment) error {
 	var buf bytes.Buffer
+	comment := func(format string, args ...any) {
+		buf.WriteString("# " + safe.Line(fmt.Sprintf(format, args...)) + "\n")
+	}
 	if len(a.Blocked) == 0 {
-		fmt.Fprintf(&buf, "# %s is a regression on no edge: there is no edge to block.\n", a.SymptomID)
+		comment("%s is a regression on no edge: there is no edge to block.", a.SymptomID)
 		_, err := w.Write(buf.Bytes())
 		return err
 	}
@@ -28,16 +35,16 @@ func writeBlockedEdges(w io.Writer, a assess.Assessment) error {
 		if i > 0 {
 			buf.WriteString("---\n")
 		}
-		fmt.Fprintf(&buf, "# Draft from CI runs (prowcrawl report --assess %s --format blocked-edges):\n", a.SymptomID)
-		fmt.Fprintf(&buf, "# blocked-edges/%s-%s.yaml, for %s.\n", d.To, d.Name, strings.Join(d.Edges, ", "))
+		comment("Draft from CI runs (prowcrawl report --assess %s --format blocked-edges):", a.SymptomID)
+		comment("%s, for %s.", d.File(), strings.Join(d.Edges, ", "))
 		for _, c := range d.Comments {
-			buf.WriteString("# " + c + "\n")
+			comment("%s", c)
 		}
 		doc := &yaml.Node{Kind: yaml.MappingNode}
 		add := func(k string, v *yaml.Node) {
 			doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
 		}
-		str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s} }
+		str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: safe.Line(s)} }
 		add("to", str(d.To))
 		add("from", str(d.From))
 		if d.URL != "" {
@@ -46,7 +53,7 @@ func writeBlockedEdges(w io.Writer, a assess.Assessment) error {
 			add("url", &yaml.Node{Kind: yaml.ScalarNode, Value: "", Tag: "!!str", Style: yaml.DoubleQuotedStyle})
 		}
 		add("name", str(d.Name))
-		add("message", &yaml.Node{Kind: yaml.ScalarNode, Value: wrapPlain(d.Message, 100), Style: yaml.LiteralStyle})
+		add("message", &yaml.Node{Kind: yaml.ScalarNode, Value: wrapPlain(safe.Line(d.Message), 100), Style: yaml.LiteralStyle})
 		rule := &yaml.Node{Kind: yaml.MappingNode}
 		if len(d.Platforms) > 0 {
 			promql := fmt.Sprintf("cluster_infrastructure_provider{_id=\"\",type=~%q}\nor\n0 * cluster_infrastructure_provider{_id=\"\"}\n", strings.Join(d.Platforms, "|"))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // The formats of report --changes.
@@ -165,8 +166,8 @@ func writeChangesTable(w io.Writer, c db.Changes, rows []ChangeRow) error {
 			p = pValue(*r.PValue)
 		}
 		change := strings.ReplaceAll(r.Change, "_", " ")
-		fmt.Fprintln(tw, strings.Join([]string{change, r.SymptomID, r.Scope, r.ScopeKey, rateOf(r.SampleHits, r.SampleRuns),
-			r.Basis + " " + rateOf(r.BasisHits, r.BasisRuns), p, assess.Days(r.AgeDays), dashIfEmpty(r.FirstRunURL)}, "\t"))
+		fmt.Fprintln(tw, strings.Join(lineCells([]string{change, r.SymptomID, r.Scope, r.ScopeKey, rateOf(r.SampleHits, r.SampleRuns),
+			r.Basis + " " + rateOf(r.BasisHits, r.BasisRuns), p, assess.Days(r.AgeDays), dashIfEmpty(r.FirstRunURL)}), "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -180,7 +181,7 @@ func writeChangesTable(w io.Writer, c db.Changes, rows []ChangeRow) error {
 
 func writeChangesMarkdown(w io.Writer, c db.Changes, rows []ChangeRow) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "**%s:** %s\n", mdText(changesHeading(c)), countsLine(c))
+	fmt.Fprintf(bw, "**%s:** %s\n", safe.Markdown(changesHeading(c)), countsLine(c))
 	words := map[string]string{db.ChangeOpened: "Opened", db.ChangeReopened: "Reopened", db.ChangeClosed: "Closed", stillOpen: "Still open"}
 	for _, change := range []string{db.ChangeOpened, db.ChangeReopened, db.ChangeClosed, stillOpen} {
 		var list []ChangeRow
@@ -194,15 +195,16 @@ func writeChangesMarkdown(w io.Writer, c db.Changes, rows []ChangeRow) error {
 				fmt.Fprintf(bw, "- … and %d more %s\n", len(list)-changeLines, strings.ToLower(words[change]))
 				break
 			}
-			key := mdText(r.ScopeKey)
+			key := safe.Markdown(r.ScopeKey)
 			if r.FirstRunURL != "" {
-				key = "[" + key + "](" + r.FirstRunURL + ")"
+				// The link ends where it should, whatever the job name holds.
+				key = "[" + key + "](" + safe.URL(r.FirstRunURL) + ")"
 			}
 			age := ""
 			if change == stillOpen {
 				age = ", open " + assess.Days(r.AgeDays)
 			}
-			fmt.Fprintf(bw, "- %s %s on %s: %s%s\n", words[change], mdCode(r.SymptomID), key, mdText(changeNumbers(r)), age)
+			fmt.Fprintf(bw, "- %s %s on %s: %s%s\n", words[change], mdCode(r.SymptomID), key, safe.Markdown(changeNumbers(r)), age)
 		}
 	}
 	return bw.Flush()

@@ -37,8 +37,8 @@ func TestChanges(t *testing.T) {
 		}
 	}
 	md := render(FormatMarkdown)
-	if !strings.Contains(md, "- Opened `pod-network-cross-node` on [4.13->4.14 minor](https://prow.ci.openshift.org/view/gs/") ||
-		!strings.Contains(md, "29% (7/24) against 0% (0/24) on 4.12->4.13 minor, p = 0.0047") {
+	if !strings.Contains(md, "- Opened `pod-network-cross-node` on [4.13-\\>4.14 minor](https://prow.ci.openshift.org/view/gs/") ||
+		!strings.Contains(md, "29% (7/24) against 0% (0/24) on 4.12-\\>4.13 minor, p = 0.0047") {
 		t.Errorf("markdown:\n%s", md)
 	}
 

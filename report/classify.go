@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openshift-eng/prowcrawl"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // Classified is what `prowcrawl classify` found in one run or file.
@@ -20,7 +21,8 @@ type Classified struct {
 
 // Classification writes what classify found: as text, one block per run or file
 // with each symptom's evidence, or (format "json") as a list of objects
-// with path, started, result, symptoms and problems.
+// with path, started, result, symptoms and problems. In the text every
+// path, object name, excerpt and message is one safe line (safe.Line).
 func Classification(w io.Writer, findings []Classified, format string) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
@@ -44,7 +46,7 @@ func writeFinding(w io.Writer, f Classified) {
 	if f.Result != "" {
 		head += ", " + f.Result
 	}
-	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, safe.Line(head))
 	if len(f.Matches) == 0 {
 		fmt.Fprintln(w, "  no symptom found")
 	}
@@ -60,13 +62,13 @@ func writeFinding(w io.Writer, f Classified) {
 		if !m.At.IsZero() {
 			at = " at " + m.At.Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "  %s: %d hits, first in %s%s\n", m.SymptomID, m.Hits, where, at)
+		fmt.Fprintf(w, "  %s: %d hits, first in %s%s\n", safe.Line(m.SymptomID), m.Hits, safe.Line(where), at)
 		if m.Excerpt != "" {
-			fmt.Fprintf(w, "    %s\n", m.Excerpt)
+			fmt.Fprintf(w, "    %s\n", safe.Line(m.Excerpt))
 		}
 	}
 	for _, p := range f.Problems {
-		fmt.Fprintf(w, "  could not use %s (%s): %s\n", p.Object, p.Kind, p.Message)
+		fmt.Fprintf(w, "  could not use %s (%s): %s\n", safe.Line(p.Object), safe.Line(string(p.Kind)), safe.Line(p.Message))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // rowHeader is the CSV header: the JSON field names, in order.
@@ -24,13 +25,17 @@ var rowHeader = []string{"symptom_id", "title", "scope", "scope_key", "compariso
 	"sample_from", "sample_to", "basis_from", "basis_to", "sample_left_out", "basis_left_out", "reason",
 	"sample_unclassified", "basis_unclassified"}
 
+// record is r as a CSV row. Its text cells go through safe.CSV, so that a
+// spreadsheet reads a job name beginning with "=" as text, not as a
+// formula; its numbers, a negative delta among them, do not.
 func record(r assess.Row) []string {
-	return []string{r.SymptomID, r.Title, r.Scope, r.ScopeKey, r.Comparison,
-		r.SampleLabel, strconv.Itoa(r.SampleRuns), strconv.Itoa(r.SampleHits), csvFloat(r.SampleRate),
-		r.BasisLabel, strconv.Itoa(r.BasisRuns), strconv.Itoa(r.BasisHits), csvFloat(r.BasisRate),
-		csvFloat(r.DeltaPoints), csvFloat(r.PValue), r.Verdict, r.Bug,
+	t := safe.CSV
+	return []string{t(r.SymptomID), t(r.Title), t(r.Scope), t(r.ScopeKey), t(r.Comparison),
+		t(r.SampleLabel), strconv.Itoa(r.SampleRuns), strconv.Itoa(r.SampleHits), csvFloat(r.SampleRate),
+		t(r.BasisLabel), strconv.Itoa(r.BasisRuns), strconv.Itoa(r.BasisHits), csvFloat(r.BasisRate),
+		csvFloat(r.DeltaPoints), csvFloat(r.PValue), t(r.Verdict), t(r.Bug),
 		csvFloat(r.SampleRateLow), csvFloat(r.SampleRateHigh), csvFloat(r.BasisRateLow), csvFloat(r.BasisRateHigh),
-		r.SampleFrom, r.SampleTo, r.BasisFrom, r.BasisTo, strconv.Itoa(r.SampleLeftOut), strconv.Itoa(r.BasisLeftOut), r.Reason,
+		t(r.SampleFrom), t(r.SampleTo), t(r.BasisFrom), t(r.BasisTo), strconv.Itoa(r.SampleLeftOut), strconv.Itoa(r.BasisLeftOut), t(r.Reason),
 		strconv.Itoa(r.SampleUnclassified), strconv.Itoa(r.BasisUnclassified)}
 }
 
@@ -110,7 +115,8 @@ func WriteMarkdown(w io.Writer, d analyze.Table) error {
 	for _, v := range rows {
 		c := cells(v, d.Query.Bounded())
 		for i := range c {
-			c[i] = mdCell(c[i])
+			// A "|" in a job name never splits the row, nor does "](" open a link.
+			c[i] = safe.Markdown(c[i])
 		}
 		if verdictANSI(v.Verdict) != "" {
 			c[len(c)-1] = "**" + c[len(c)-1] + "**"
@@ -131,7 +137,3 @@ func mdTitle(s string) string {
 	}
 	return s[:1] + strings.ToLower(s[1:])
 }
-
-// mdCell escapes what would break a Markdown table cell or start an HTML
-// tag. Job names and edges hold nothing else that Markdown would read.
-var mdCell = strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;").Replace

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/cache"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 	"github.com/openshift-eng/prowcrawl/search"
 )
 
@@ -91,7 +92,10 @@ func ratio(n, of int) *float64 {
 
 // WriteSearch renders what a search found: "table" lists each matching
 // run's link and lines, then the shares per job and edge; "json" writes a
-// SearchOutput.
+// SearchOutput. In the table a matched line, an object's and a job's name
+// are each one safe line (safe.Line): a log line's escape sequence (one
+// that sets the clipboard, the title, or clears the screen) is shown, not
+// acted on, and its newline forges no line of the output.
 func WriteSearch(w io.Writer, r search.Result, format string) error {
 	switch format {
 	case "json":
@@ -104,9 +108,9 @@ func WriteSearch(w io.Writer, r search.Result, format string) error {
 	}
 	bw := &errWriter{w: w}
 	for _, run := range r.Runs {
-		fmt.Fprintf(bw, "%s %s %s\n", run.StartedAt.Format("2006-01-02 15:04"), run.Result, run.URL)
+		fmt.Fprintf(bw, "%s %s %s\n", run.StartedAt.Format("2006-01-02 15:04"), safe.Line(string(run.Result)), safe.Line(run.URL))
 		for _, l := range run.Lines {
-			fmt.Fprintf(bw, "  %s:%d: %s\n", strings.TrimPrefix(l.File, run.Path+"/"), l.Line, l.Text)
+			fmt.Fprintf(bw, "  %s:%d: %s\n", safe.Line(strings.TrimPrefix(l.File, run.Path+"/")), l.Line, safe.Line(l.Text))
 		}
 		if more := run.Matches - len(run.Lines); more > 0 {
 			fmt.Fprintf(bw, "  ... %d more matching lines\n", more)
@@ -139,7 +143,7 @@ func WriteSearch(w io.Writer, r search.Result, format string) error {
 		if g.Hits == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%d\t%s\t%s\n", g.Job, dashed(g.Edge), g.Runs, countPct(g.Hits, g.Runs),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%d\t%s\t%s\n", safe.Line(g.Job), safe.Line(dashed(g.Edge)), g.Runs, countPct(g.Hits, g.Runs),
 			g.Failed, countPct(g.FailedHits, g.Failed), g.Passed, countPct(g.PassedHits, g.Passed), pValue(g.P))
 	}
 	return tw.Flush()
@@ -187,9 +191,9 @@ func WriteCacheStatus(w io.Writer, dir string, s cache.Stats) error {
 	var err error
 	switch {
 	case s.Runs == 0:
-		_, err = fmt.Fprintf(w, "\ncache %s: empty (bound %s)\n", dir, sizeOf(s.MaxBytes))
+		_, err = fmt.Fprintf(w, "\ncache %s: empty (bound %s)\n", safe.Line(dir), sizeOf(s.MaxBytes))
 	default:
-		_, err = fmt.Fprintf(w, "\ncache %s: %d runs, %s of %s, runs started %s to %s\n", dir, s.Runs, sizeOf(s.Bytes), sizeOf(s.MaxBytes),
+		_, err = fmt.Fprintf(w, "\ncache %s: %d runs, %s of %s, runs started %s to %s\n", safe.Line(dir), s.Runs, sizeOf(s.Bytes), sizeOf(s.MaxBytes),
 			s.Oldest.Format(time.DateOnly), s.Newest.Format(time.DateOnly))
 	}
 	if err == nil && s.Temp > 0 {

@@ -11,14 +11,18 @@ import (
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
-// WriteStatus writes s as aligned tables.
+// WriteStatus writes s as aligned tables. Every name, state and message
+// from the bucket is one safe cell (safe.Line): a tab, a newline or an
+// escape sequence in a job name neither forges a row nor reaches the
+// terminal.
 func WriteStatus(w io.Writer, s analyze.Status) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tEDGE\tPLATFORM\tRUNS\tSUCCESS\tFAILURE\tABORTED\tERROR\tPENDING\tFLAKES\tNEWEST RUN")
 	for _, j := range s.Jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", j.Job, jobEdge(j), dashed(j.Platform+" "+j.Network),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", safe.Line(j.Job), safe.Line(jobEdge(j)), safe.Line(dashed(j.Platform+" "+j.Network)),
 			j.Runs, j.Success, j.Failure, j.Aborted, j.Error, j.Pending, j.Flakes, j.Newest.Format(time.DateOnly))
 	}
 	if err := tw.Flush(); err != nil {
@@ -30,7 +34,7 @@ func WriteStatus(w io.Writer, s analyze.Status) error {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "JOB\tSYMPTOM\tRUNS\tFAILED")
 		for _, c := range s.Symptoms {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", c.Job, c.Symptom, c.Runs, c.Failed)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", safe.Line(c.Job), safe.Line(c.Symptom), c.Runs, c.Failed)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -42,7 +46,7 @@ func WriteStatus(w io.Writer, s analyze.Status) error {
 		// The Prow link names the job and the build.
 		fmt.Fprintln(tw, "STARTED\tRESULT\tSYMPTOMS\tRUN")
 		for _, r := range s.Runs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.Result, strings.Join(r.Symptoms, ", "), r.URL)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), safe.Line(string(r.Result)), safe.Line(strings.Join(r.Symptoms, ", ")), safe.Line(r.URL))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -53,7 +57,7 @@ func WriteStatus(w io.Writer, s analyze.Status) error {
 	}
 	if c := s.LastCrawl; c != nil {
 		if _, err := fmt.Fprintf(w, "\nlast %s of %s: %s at %s, %d new runs, %d updated, %d errors\n",
-			c.Command, c.Bucket, c.Status, c.StartedAt.Format(time.RFC3339), c.NewRuns, c.UpdatedRuns, c.Errors); err != nil {
+			safe.Line(c.Command), safe.Line(c.Bucket), safe.Line(c.Status), c.StartedAt.Format(time.RFC3339), c.NewRuns, c.UpdatedRuns, c.Errors); err != nil {
 			return err
 		}
 	}
@@ -109,7 +113,7 @@ func writeProblems(w io.Writer, s analyze.Status) error {
 		if r.Errors > 1 {
 			problem = fmt.Sprintf("%s (and %d more)", problem, r.Errors-1)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.Job, r.BuildID, state, oneLine(problem, 160))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), safe.Line(r.Job), r.BuildID, safe.Line(state), oneLine(problem, 160))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -123,9 +127,9 @@ func writeProblems(w io.Writer, s analyze.Status) error {
 	return nil
 }
 
-// oneLine is s on one line, cut to at most n runes.
+// oneLine is s on one safe line (safe.Line), cut to at most n runes.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = safe.Line(strings.Join(strings.Fields(s), " "))
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

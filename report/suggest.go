@@ -6,7 +6,9 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 	"github.com/openshift-eng/prowcrawl/suggest"
 )
 
@@ -28,11 +30,14 @@ type proposalJSON struct {
 }
 
 // WriteSuggestions renders proposed symptoms: a table for people, a rules
-// file (yaml), or a JSON list of proposals.
+// file (yaml), or a JSON list of proposals. A proposal quotes log text
+// (its pattern, its title, an example): in the table each such text is one
+// safe line (safe.Line), and every line of the rules file is one too
+// (ruleLines).
 func WriteSuggestions(w io.Writer, res suggest.Result, format string) error {
 	switch format {
 	case FormatYAML:
-		_, err := w.Write(suggest.RulesFile(res.Proposals))
+		_, err := io.WriteString(w, ruleLines(string(suggest.RulesFile(res.Proposals))))
 		return err
 	case FormatJSON:
 		out := make([]proposalJSON, 0, len(res.Proposals))
@@ -70,18 +75,19 @@ func suggestTable(w io.Writer, res suggest.Result) error {
 		if p.Generic {
 			title = "(generic) " + title
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d %s\t%d/%d\t%d/%d %s\t%.2g\t%s\t%s\n", i+1, p.ID,
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d %s\t%d/%d\t%d/%d %s\t%.2g\t%s\t%s\n", i+1, safe.Line(p.ID),
 			p.Failed, p.FailedTotal, pct(p.FailedRate()), p.Unexplained, p.UnexplTotal,
-			p.Passed, p.PassedTotal, pct(p.PassedRate()), p.P, edge, title)
+			p.Passed, p.PassedTotal, pct(p.PassedRate()), p.P, safe.Line(edge), safe.Line(title))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for i, p := range res.Proposals {
-		fmt.Fprintf(w, "\n%d. %s (%s)\n   matches: %s\n   files:   %s\n", i+1, p.ID, p.Kind, p.Pattern, strings.Join(p.Files, " "))
+		fmt.Fprintf(w, "\n%d. %s (%s)\n   matches: %s\n   files:   %s\n", i+1, safe.Line(p.ID), safe.Line(string(p.Kind)),
+			safe.Line(p.Pattern), safe.Line(strings.Join(p.Files, " ")))
 		var names []string
 		for _, r := range p.Runs[:min(len(p.Runs), suggestRunsShown)] {
-			names = append(names, fmt.Sprintf("%s/%d", r.Job, r.BuildID))
+			names = append(names, fmt.Sprintf("%s/%d", safe.Line(r.Job), r.BuildID))
 		}
 		more := ""
 		if len(p.Runs) > suggestRunsShown {
@@ -94,3 +100,29 @@ func suggestTable(w io.Writer, res suggest.Result) error {
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+
+// ruleLines is a rules file with each of its lines one safe line: what
+// safe.Line would escape (a C1 control, a bidirectional override, invalid
+// UTF-8; the file already keeps log text to one line) written as the
+// regular expression escape \x{...}, which a pattern reads as the same
+// character, so the rule still matches what it was proposed from and
+// still passes rules --check.
+func ruleLines(s string) string {
+	if safe.Line(s) == s {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch c := s[i : i+n]; {
+		case c == "\n" || safe.Line(c) == c:
+			b.WriteString(c)
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x{%x}`, s[i])
+		default:
+			fmt.Fprintf(&b, `\x{%x}`, r)
+		}
+		i += n
+	}
+	return b.String()
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // The formats of a verdict report.
@@ -133,7 +134,7 @@ func WriteTable(w io.Writer, d analyze.Table, opts Options) error {
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(headers(d.Query.Scope()), "\t"))
 	for _, v := range rows {
-		fmt.Fprintln(tw, strings.Join(cells(v, d.Query.Bounded()), "\t"))
+		fmt.Fprintln(tw, strings.Join(lineCells(cells(v, d.Query.Bounded())), "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -155,6 +156,16 @@ func WriteTable(w io.Writer, d analyze.Table, opts Options) error {
 	}
 	fmt.Fprintln(bw, "Details of one symptom: prowcrawl report --assess SYMPTOM")
 	return bw.Flush()
+}
+
+// lineCells is c with each cell one safe line (safe.Line): a job name's
+// tab, newline or escape sequence neither splits a row nor reaches the
+// terminal.
+func lineCells(c []string) []string {
+	for i := range c {
+		c[i] = safe.Line(c[i])
+	}
+	return c
 }
 
 // rowVerdict is the verdict of the table's line i (0 is the header).

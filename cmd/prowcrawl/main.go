@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -48,10 +50,11 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "prowcrawl: interrupted; runs read so far are stored")
 		return 1
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "prowcrawl: %v\n", err)
+		fmt.Fprintf(stderr, "prowcrawl: %s\n", safe.Line(err.Error()))
 		return 2
 	default:
-		fmt.Fprintf(stderr, "prowcrawl: %v\n", err)
+		// An error may name a job or an object of the bucket.
+		fmt.Fprintf(stderr, "prowcrawl: %s\n", safe.Line(err.Error()))
 		return 1
 	}
 }

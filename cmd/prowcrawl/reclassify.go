@@ -13,6 +13,7 @@ import (
 	"github.com/openshift-eng/prowcrawl/crawler"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/gcs"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
@@ -99,7 +100,7 @@ func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer)
 				fmt.Fprintf(stdout, "  ... and %d more\n", len(missing)-i)
 				break
 			}
-			fmt.Fprintf(stdout, "  %s\n", r.URL)
+			fmt.Fprintf(stdout, "  %s\n", safe.Line(r.URL))
 		}
 	}
 	if len(missing) > 0 && fetch {

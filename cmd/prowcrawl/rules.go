@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openshift-eng/prowcrawl/classify"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // loadRules returns the engine for the built-in rules plus, when path is
@@ -74,7 +75,7 @@ With --check, validates a rules file.
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tSOURCE\tTITLE")
 		for _, r := range eng.Rules() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Source, r.Title)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", safe.Line(r.ID), safe.Line(r.Source), safe.Line(r.Title))
 		}
 		return tw.Flush()
 	default:

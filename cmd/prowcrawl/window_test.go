@@ -13,6 +13,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
+	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
 // windowCounter counts in SQL, from the view of every run's population
@@ -217,7 +218,7 @@ WHERE symptom_id = 'pod-network-cross-node' AND started_at >= ?`,
 						deref(side.got.Max), want.Runs, first, last, want)
 				}
 			}
-			if want := fmt.Sprintf("%s (%d runs, %s..%s)", c.Edge, c.Sample.Runs, c.SampleFrom[:10], c.SampleTo[:10]); !strings.Contains(text, want) || !strings.Contains(md, want) {
+			if want := fmt.Sprintf("%s (%d runs, %s..%s)", c.Edge, c.Sample.Runs, c.SampleFrom[:10], c.SampleTo[:10]); !strings.Contains(text, want) || !strings.Contains(md, safe.Markdown(want)) {
 				t.Errorf("the text or Markdown assessment lacks the window of %s's disruption %q", b.Backend, want)
 			}
 		}

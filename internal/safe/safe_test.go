@@ -62,7 +62,7 @@ func TestURL(t *testing.T) {
 	for s, want := range map[string]string{
 		"https://prow.ci.openshift.org/view/gs/b/logs/job/1": "https://prow.ci.openshift.org/view/gs/b/logs/job/1",
 		"https://x/logs/job)[evil](https://evil.example/1":   "https://x/logs/job%29%5Bevil%5D%28https://evil.example/1",
-		"https://x/a b\n<c>":                                 "https://x/a%20b%0A%3Cc%3E",
+		"https://x/a b\n<c>": "https://x/a%20b%0A%3Cc%3E",
 	} {
 		if got := URL(s); got != want {
 			t.Errorf("URL(%q) = %q, want %q", s, got, want)
