@@ -204,14 +204,16 @@ func logFile(name string) bool {
 }
 
 // cachedLogLines calls add for each error-like line of the cached logs of
-// a run. A run the cache does not hold, or holds damaged, has none.
+// a run. A run the cache does not hold, holds damaged or cannot name has
+// none.
 func cachedLogLines(ctx context.Context, c *cache.Cache, k cache.Key, add func(file, line string)) error {
 	run, err := c.Open(k)
-	if errors.Is(err, cache.ErrNotCached) {
-		return nil
-	}
 	if err != nil {
-		return fmt.Errorf("cache %s: %w", k, err)
+		// Not held, damaged, or a name the cache cannot hold (a ':' or a
+		// control character in a job's name): the run has no cached
+		// lines, as search leaves it out; one run never fails the whole
+		// command.
+		return ctx.Err()
 	}
 	defer run.Close()
 	files := run.Artifact()
