@@ -102,6 +102,9 @@ type Result struct {
 	Candidates int
 	// Totals of the runs given.
 	Counts Counts
+	// Unusable counts the proposals left out because their rule would not
+	// load (a text whose bytes no rule may hold); they never stop Propose.
+	Unusable int
 }
 
 // genericShare is the share of its jobs' failed runs from which a cluster
@@ -220,7 +223,8 @@ func (c *Collector) Propose(top int) (Result, error) {
 		p.rule.ID = p.ID
 		p.Rule = ruleText(p)
 		if _, err := classify.ParseRules("suggest", []byte("symptoms:\n"+p.Rule)); err != nil {
-			return res, fmt.Errorf("proposal %s is not a valid rule: %w", p.ID, err)
+			res.Unusable++ // a bucket's bytes that no rules file may hold
+			continue
 		}
 		res.Proposals = append(res.Proposals, p)
 		if !p.Generic {

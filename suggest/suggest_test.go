@@ -237,3 +237,36 @@ func TestRanksUnexplained(t *testing.T) {
 			top.Unexplained, top.UnexplTotal, top.Failed, top.FailedTotal, len(opened))
 	}
 }
+
+// TestHostileTextNeverStopsPropose: failure texts that hold a C1 control
+// or a bidirectional override (bytes from a bucket) give proposals whose
+// rules load, or are left out and counted; Propose never fails on them.
+// Before, one such proposal failed the whole of suggest.
+func TestHostileTextNeverStopsPropose(t *testing.T) {
+	var runs []Run
+	var texts []Text
+	for i := range 60 {
+		run := Run{Job: "periodic-upgrade", BuildID: int64(i), Edge: "4.13->4.14 minor", Failed: i%2 == 0}
+		runs = append(runs, run)
+		if run.Failed {
+			texts = append(texts, Text{Run: i, Kind: KindLog, File: "build-log.txt",
+				Text: fmt.Sprintf("E1201 09:00:%02d.000000 1 x.go:1] router \u009b31m lost \u202e its lease %d", i%60, i)})
+		}
+	}
+	col := New(runs, Options{})
+	for _, tx := range texts {
+		col.Add(tx)
+	}
+	res, err := col.Propose(0)
+	if err != nil {
+		t.Fatalf("Propose: %v", err)
+	}
+	for _, p := range res.Proposals {
+		if _, err := classify.ParseRules("p", []byte("symptoms:\n"+p.Rule)); err != nil {
+			t.Errorf("proposal %s does not load: %v", p.ID, err)
+		}
+	}
+	if len(res.Proposals)+res.Unusable == 0 {
+		t.Error("the planted failure was neither proposed nor counted as unusable")
+	}
+}
