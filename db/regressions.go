@@ -145,11 +145,6 @@ func (d *DB) Regressions(ctx context.Context, status string) ([]Regression, erro
 	return regressions(ctx, d.db, status)
 }
 
-// queryer is a database or a transaction.
-type queryer interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}
-
 func regressions(ctx context.Context, db queryer, status string) ([]Regression, error) {
 	q := `SELECT ` + regressionColumns + ` FROM regressions g LEFT JOIN symptoms s ON s.id = g.symptom_id`
 	var args []any

@@ -210,3 +210,29 @@ func (d *DB) Close() error {
 
 // Path is the path the database was opened with.
 func (d *DB) Path() string { return d.path }
+
+// queryList runs query and scans every row with scan.
+func queryList[T any](ctx context.Context, tx *sql.Tx, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, rows.Close()
+}
+
+// queryer is a database or a transaction.
+type queryer interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
