@@ -110,27 +110,19 @@ func Compute(ctx context.Context, store *db.DB, opts Options, q Query) (Result, 
 	if err := opts.validate(); err != nil {
 		return Result{}, err
 	}
-	now := opts.Now
-	if now.IsZero() {
-		var err error
-		if now, err = store.NewestRunStartIn(ctx, q.Bounds); err != nil {
-			return Result{}, fmt.Errorf("analyze: %w", err)
-		}
-	}
-	w := windowsAt(now, q.Bounds.Since, opts)
-	counts, err := store.AnalysisCounts(ctx, db.CountOptions{Sample: w.sample, Basis: w.basis, Bounds: q.Bounds, Weeks: q.Weeks})
+	a, err := load(ctx, store, opts, db.CountOptions{Bounds: q.Bounds, Weeks: q.Weeks})
 	if err != nil {
-		return Result{}, fmt.Errorf("analyze: %w", err)
+		return Result{}, err
 	}
-	s := sumScopes(counts)
-	r := Result{Now: now, SampleWindow: w.sampleLabel, BasisWindow: w.basisLabel, Symptoms: counts.Symptoms}
-	r.Verdicts = symptomVerdicts(counts.Symptoms, s, w, q.Bounds, opts)
-	r.Rates = symptomRates(counts.Symptoms, s)
+	a.keepValues = true
+	r := Result{Now: a.now, SampleWindow: a.w.sampleLabel, BasisWindow: a.w.basisLabel, Symptoms: a.counts.Symptoms}
+	r.Verdicts = a.verdicts()
+	r.Rates = a.rates()
 	if q.Weeks {
-		r.Weekly = weeklyRates(counts)
+		r.Weekly = weeklyRates(a.counts)
 	}
 	if q.Disruption {
-		if r.Disruption, err = disruptionStats(ctx, store, counts, s, w, q.Bounds, opts, true, q.EachDisruption); err != nil {
+		if r.Disruption, err = a.disruption(ctx, q.EachDisruption); err != nil {
 			return Result{}, fmt.Errorf("analyze: %w", err)
 		}
 	}
@@ -150,20 +142,20 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	if err := checkNow(ctx, store, opts.Now, time.Now()); err != nil {
 		return Summary{}, err
 	}
-	all, err := computeAll(ctx, store, opts)
+	a, err := load(ctx, store, opts, db.CountOptions{Tests: true})
 	if err != nil {
 		return Summary{}, err
 	}
-	res := all.res
-	if err := store.ReplaceAnalysis(ctx, res.Verdicts, all.flakes); err != nil {
+	verdicts := a.verdicts()
+	if err := store.ReplaceAnalysis(ctx, verdicts, flakeRates(a.counts)); err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	changes, err := keepLifecycle(ctx, store, all.counts, res.Verdicts, all.w, opts, all.now)
+	changes, err := a.keepLifecycle(ctx, verdicts)
 	if err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	sum := Summary{Symptoms: len(res.Symptoms), Verdicts: len(res.Verdicts), Changes: changes, Duration: time.Since(start), RegressionsBy: make(map[string]int)}
-	for _, v := range res.Verdicts {
+	sum := Summary{Symptoms: len(a.counts.Symptoms), Verdicts: len(verdicts), Changes: changes, Duration: time.Since(start), RegressionsBy: make(map[string]int)}
+	for _, v := range verdicts {
 		if v.Verdict == VerdictRegression {
 			sum.Regressions++
 			sum.RegressionsBy[v.Scope]++
@@ -193,34 +185,42 @@ func checkNow(ctx context.Context, store *db.DB, now, clock time.Time) error {
 	return nil
 }
 
-// whole is an analysis of every run, with what the regression lifecycle
-// needs of it.
-type whole struct {
-	res    Result
-	flakes []db.TestFlakeRate
-	counts db.AnalysisCounts
+// analysis is one analysis in the making: the counts it read, summed into
+// scope keys, the windows and bounds they were read for, and the options
+// its verdicts are decided with. Its methods compute the verdicts, the
+// rates, the disruption comparisons and the regressions' lifecycle from
+// those same counts.
+type analysis struct {
+	store  *db.DB
+	opts   Options
+	now    time.Time // the end of the sample window
 	w      windows
-	now    time.Time
+	b      db.Bounds // the runs counted at all
+	counts db.AnalysisCounts
+	s      scopeCounts // counts, summed into every scope key
+	// keepValues keeps each side's disruption values in the edges' rows,
+	// for a page's charts.
+	keepValues bool
 }
 
-// computeAll is Compute over every run, with the tests' flake rates.
-func computeAll(ctx context.Context, store *db.DB, opts Options) (whole, error) {
+// load reads the counts the analysis of the runs o.Bounds bounds needs:
+// its sample window ends at opts.Now, or else at the newest run within
+// them. The windows of o are set here.
+func load(ctx context.Context, store *db.DB, opts Options, o db.CountOptions) (*analysis, error) {
 	now := opts.Now
 	if now.IsZero() {
 		var err error
-		if now, err = store.NewestRunStart(ctx); err != nil {
-			return whole{}, fmt.Errorf("analyze: %w", err)
+		if now, err = store.NewestRunStartIn(ctx, o.Bounds); err != nil {
+			return nil, fmt.Errorf("analyze: %w", err)
 		}
 	}
-	w := windowsAt(now, time.Time{}, opts)
-	counts, err := store.AnalysisCounts(ctx, db.CountOptions{Sample: w.sample, Basis: w.basis, Tests: true})
+	w := windowsAt(now, o.Bounds.Since, opts)
+	o.Sample, o.Basis = w.sample, w.basis
+	counts, err := store.AnalysisCounts(ctx, o)
 	if err != nil {
-		return whole{}, fmt.Errorf("analyze: %w", err)
+		return nil, fmt.Errorf("analyze: %w", err)
 	}
-	s := sumScopes(counts)
-	res := Result{Now: now, SampleWindow: w.sampleLabel, BasisWindow: w.basisLabel, Symptoms: counts.Symptoms,
-		Verdicts: symptomVerdicts(counts.Symptoms, s, w, db.Bounds{}, opts)}
-	return whole{res: res, flakes: flakeRates(counts), counts: counts, w: w, now: now}, nil
+	return &analysis{store: store, opts: opts, now: now, w: w, b: o.Bounds, counts: counts, s: sumScopes(counts)}, nil
 }
 
 // scopeKey names a scope key: ("edge", "4.13->4.14 minor").
@@ -423,12 +423,12 @@ func (s scopeCounts) sortedKeys() []scopeKey {
 	return keys
 }
 
-// symptomVerdicts decides every verdict: for each active symptom, each edge
-// and variant with counted runs against its previous release (written even
-// when that has no runs, so that the reader sees why it is insufficient),
-// and each key with counted runs in the sample window against the basis
-// window.
-func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, opts Options) []db.SymptomVerdict {
+// verdicts decides every verdict: for each active symptom, each edge and
+// variant with counted runs against its previous release (written even when
+// that has no runs, so that the reader sees why it is insufficient), and
+// each key with counted runs in the sample window against the basis window.
+func (a *analysis) verdicts() []db.SymptomVerdict {
+	s, w, b := a.s, a.w, a.b
 	keys := s.sortedKeys()
 	clip := func(t time.Time) time.Time {
 		if !b.Since.IsZero() && t.Before(b.Since) {
@@ -437,7 +437,7 @@ func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, o
 		return t
 	}
 	var out []db.SymptomVerdict
-	for _, symptom := range symptoms {
+	for _, symptom := range a.counts.Symptoms {
 		hits, counted, unread := s.hits[symptom], s.ruleRuns[symptom], s.unclassified[symptom]
 		for _, k := range keys {
 			// A key whose runs are all out of the rule's reach has no
@@ -447,7 +447,7 @@ func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, o
 			if bk, ok := s.basisOf(k); ok && runs.all+pending.all > 0 {
 				basis, basisPending := get(counted, bk), get(unread, bk)
 				sample := Sample{Runs: runs.all, Hits: get(hits, k).all, BasisRuns: basis.all, BasisHits: get(hits, bk).all}
-				v := verdictRow(symptom, k, db.CompareRelease, k.key, bk.key, sample, opts)
+				v := a.verdictRow(symptom, comparison{k, db.CompareRelease, k.key, bk.key}, sample)
 				v.SampleFrom, v.SampleTo, v.BasisFrom, v.BasisTo = runs.first, runs.last, basis.first, basis.last
 				v.SampleLeftOut, v.BasisLeftOut = runs.leftOut, basis.leftOut
 				v.SampleUnclassified, v.BasisUnclassified = pending.all, basisPending.all
@@ -456,7 +456,7 @@ func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, o
 			if runs.sample+pending.sample > 0 {
 				sample := Sample{Runs: runs.sample, Hits: get(hits, k).sample,
 					BasisRuns: runs.basis, BasisHits: get(hits, k).basis}
-				v := verdictRow(symptom, k, db.CompareWindow, w.sampleLabel, w.basisLabel, sample, opts)
+				v := a.verdictRow(symptom, comparison{k, db.CompareWindow, w.sampleLabel, w.basisLabel}, sample)
 				v.SampleFrom, v.SampleTo = clip(w.sample.From), w.sample.To
 				if w.basis.To.After(clip(w.basis.From)) {
 					v.BasisFrom, v.BasisTo = clip(w.basis.From), w.basis.To
@@ -470,21 +470,31 @@ func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, o
 	return out
 }
 
-func verdictRow(symptom string, k scopeKey, comparison, sampleLabel, basisLabel string, s Sample, opts Options) db.SymptomVerdict {
-	verdict, p := decide(s, opts)
+// comparison is one comparison of a scope key: of which kind
+// (db.CompareRelease or db.CompareWindow), and the labels of its sides.
+type comparison struct {
+	k                       scopeKey
+	kind                    string
+	sampleLabel, basisLabel string
+}
+
+// verdictRow is the verdict of symptom in the comparison c, decided on s.
+func (a *analysis) verdictRow(symptom string, c comparison, s Sample) db.SymptomVerdict {
+	verdict, p := decide(s, a.opts)
 	return db.SymptomVerdict{
-		Symptom: symptom, Scope: k.scope, Key: k.key, Comparison: comparison,
-		SampleLabel: sampleLabel, BasisLabel: basisLabel,
+		Symptom: symptom, Scope: c.k.scope, Key: c.k.key, Comparison: c.kind,
+		SampleLabel: c.sampleLabel, BasisLabel: c.basisLabel,
 		SampleRuns: s.Runs, SampleHits: s.Hits, BasisRuns: s.BasisRuns, BasisHits: s.BasisHits,
 		SampleRate: s.Rate(), BasisRate: s.BasisRate(), P: p, Verdict: verdict,
 	}
 }
 
-// symptomRates are each symptom's rate in every scope key, zero included.
-func symptomRates(symptoms []string, s scopeCounts) []db.SymptomRate {
+// rates are each symptom's rate in every scope key, zero included.
+func (a *analysis) rates() []db.SymptomRate {
+	s := a.s
 	keys := s.sortedKeys()
 	var out []db.SymptomRate
-	for _, symptom := range symptoms {
+	for _, symptom := range a.counts.Symptoms {
 		for _, k := range keys {
 			runs, hits := get(s.ruleRuns[symptom], k), get(s.hits[symptom], k)
 			unread := get(s.unclassified[symptom], k)
