@@ -226,38 +226,21 @@ func load(ctx context.Context, store *db.DB, opts Options, o db.CountOptions) (*
 // scopeKey names a scope key: ("edge", "4.13->4.14 minor").
 type scopeKey struct{ scope, key string }
 
-// tally counts finished runs, or those showing a symptom: over all time, in
-// the sample window and in the basis window; how many of them failed; the
-// runs left out because their upgrade never began; the first and last
-// start; and (for hits) which jobs they are of.
+// tally counts finished runs, or those showing a symptom, summed over the
+// groups by job and edge of one scope key: the counts of a db.RunGroup
+// (over all time, in the sample and the basis window, how many failed, the
+// runs left out because their upgrade never began, the first and last
+// start; its job and edge are left empty), and for hits which jobs they are
+// of.
 type tally struct {
-	all, sample, basis, failed     int
-	leftOut, sampleLeft, basisLeft int
-	first, last                    time.Time
-	jobs                           map[string]bool
+	db.RunGroup
+	jobs map[string]bool
 }
 
-func (t *tally) addRuns(g db.RunGroup) {
-	t.all += g.Runs
-	t.sample += g.Sample
-	t.basis += g.Basis
-	t.failed += g.Failed
-	t.leftOut += g.LeftOut
-	t.sampleLeft += g.SampleLeftOut
-	t.basisLeft += g.BasisLeftOut
-	if !g.First.IsZero() && (t.first.IsZero() || g.First.Before(t.first)) {
-		t.first = g.First
-	}
-	if g.Last.After(t.last) {
-		t.last = g.Last
-	}
-}
+func (t *tally) addRuns(g db.RunGroup) { t.Add(g) }
 
 func (t *tally) addHits(g db.SymptomGroup) {
-	t.all += g.Runs
-	t.sample += g.Sample
-	t.basis += g.Basis
-	t.failed += g.Failed
+	t.Add(db.RunGroup{Runs: g.Runs, Failed: g.Failed, Sample: g.Sample, Basis: g.Basis})
 	if t.jobs == nil {
 		t.jobs = map[string]bool{}
 	}
@@ -444,25 +427,25 @@ func (a *analysis) verdicts() []db.SymptomVerdict {
 			// verdict; one whose runs the rule has not read yet has one
 			// that says so (insufficient, with its runs unclassified).
 			runs, pending := get(counted, k), get(unread, k)
-			if bk, ok := s.basisOf(k); ok && runs.all+pending.all > 0 {
+			if bk, ok := s.basisOf(k); ok && runs.Runs+pending.Runs > 0 {
 				basis, basisPending := get(counted, bk), get(unread, bk)
-				sample := Sample{Runs: runs.all, Hits: get(hits, k).all, BasisRuns: basis.all, BasisHits: get(hits, bk).all}
+				sample := Sample{Runs: runs.Runs, Hits: get(hits, k).Runs, BasisRuns: basis.Runs, BasisHits: get(hits, bk).Runs}
 				v := a.verdictRow(symptom, comparison{k, db.CompareRelease, k.key, bk.key}, sample)
-				v.SampleFrom, v.SampleTo, v.BasisFrom, v.BasisTo = runs.first, runs.last, basis.first, basis.last
-				v.SampleLeftOut, v.BasisLeftOut = runs.leftOut, basis.leftOut
-				v.SampleUnclassified, v.BasisUnclassified = pending.all, basisPending.all
+				v.SampleFrom, v.SampleTo, v.BasisFrom, v.BasisTo = runs.First, runs.Last, basis.First, basis.Last
+				v.SampleLeftOut, v.BasisLeftOut = runs.LeftOut, basis.LeftOut
+				v.SampleUnclassified, v.BasisUnclassified = pending.Runs, basisPending.Runs
 				out = append(out, v)
 			}
-			if runs.sample+pending.sample > 0 {
-				sample := Sample{Runs: runs.sample, Hits: get(hits, k).sample,
-					BasisRuns: runs.basis, BasisHits: get(hits, k).basis}
+			if runs.Sample+pending.Sample > 0 {
+				sample := Sample{Runs: runs.Sample, Hits: get(hits, k).Sample,
+					BasisRuns: runs.Basis, BasisHits: get(hits, k).Basis}
 				v := a.verdictRow(symptom, comparison{k, db.CompareWindow, w.sampleLabel, w.basisLabel}, sample)
 				v.SampleFrom, v.SampleTo = clip(w.sample.From), w.sample.To
 				if w.basis.To.After(clip(w.basis.From)) {
 					v.BasisFrom, v.BasisTo = clip(w.basis.From), w.basis.To
 				}
-				v.SampleLeftOut, v.BasisLeftOut = runs.sampleLeft, runs.basisLeft
-				v.SampleUnclassified, v.BasisUnclassified = pending.sample, pending.basis
+				v.SampleLeftOut, v.BasisLeftOut = runs.SampleLeftOut, runs.BasisLeftOut
+				v.SampleUnclassified, v.BasisUnclassified = pending.Sample, pending.Basis
 				out = append(out, v)
 			}
 		}
@@ -498,23 +481,23 @@ func (a *analysis) rates() []db.SymptomRate {
 		for _, k := range keys {
 			runs, hits := get(s.ruleRuns[symptom], k), get(s.hits[symptom], k)
 			unread := get(s.unclassified[symptom], k)
-			if runs.all+runs.leftOut+unread.all+unread.leftOut == 0 {
+			if runs.Runs+runs.LeftOut+unread.Runs+unread.LeftOut == 0 {
 				continue // out of the rule's reach
 			}
-			r := db.SymptomRate{Symptom: symptom, Scope: k.scope, Key: k.key, FinishedRuns: runs.all, Unclassified: unread.all,
-				RunsWith: hits.all, FailedWith: hits.failed, PassedWith: hits.all - hits.failed,
-				FailedRuns: runs.failed, LeftOut: runs.leftOut, First: runs.first, Last: runs.last,
+			r := db.SymptomRate{Symptom: symptom, Scope: k.scope, Key: k.key, FinishedRuns: runs.Runs, Unclassified: unread.Runs,
+				RunsWith: hits.Runs, FailedWith: hits.Failed, PassedWith: hits.Runs - hits.Failed,
+				FailedRuns: runs.Failed, LeftOut: runs.LeftOut, First: runs.First, Last: runs.Last,
 				Jobs: len(hits.jobs), Rate: math.NaN(), ShareOfFailures: math.NaN()}
 			if len(hits.jobs) == 1 {
 				for j := range hits.jobs {
 					r.OnlyJob = j
 				}
 			}
-			if runs.all > 0 {
-				r.Rate = float64(hits.all) / float64(runs.all)
+			if runs.Runs > 0 {
+				r.Rate = float64(hits.Runs) / float64(runs.Runs)
 			}
-			if runs.failed > 0 {
-				r.ShareOfFailures = float64(hits.failed) / float64(runs.failed)
+			if runs.Failed > 0 {
+				r.ShareOfFailures = float64(hits.Failed) / float64(runs.Failed)
 			}
 			out = append(out, r)
 		}

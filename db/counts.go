@@ -36,6 +36,25 @@ type RunGroup struct {
 	First, Last time.Time
 }
 
+// Add adds the counts of o to g's, and widens g's First and Last to take in
+// o's; g's job and edge stay its own. The days of a group are summed with
+// it, and the analysis sums groups into scope keys with it.
+func (g *RunGroup) Add(o RunGroup) {
+	g.Runs += o.Runs
+	g.Failed += o.Failed
+	g.Sample += o.Sample
+	g.Basis += o.Basis
+	g.LeftOut += o.LeftOut
+	g.SampleLeftOut += o.SampleLeftOut
+	g.BasisLeftOut += o.BasisLeftOut
+	if !o.First.IsZero() && (g.First.IsZero() || o.First.Before(g.First)) {
+		g.First = o.First
+	}
+	if o.Last.After(g.Last) {
+		g.Last = o.Last
+	}
+}
+
 // Job is the jobs row of the group's job.
 func (g RunGroup) JobRow() prowcrawl.Job {
 	return prowcrawl.Job{Name: g.Job, Type: g.Type, Platform: g.Platform, Network: g.Network, Arch: g.Arch, Topology: g.Topology}
@@ -432,19 +451,7 @@ GROUP BY `+r.day()+`, r.job, r.release, r.from_release, r.upgrade, r.rule_set`, 
 				Platform: j.Platform, Network: j.Network, Arch: j.Arch, Topology: j.Topology, Type: j.Type}
 			groups[g] = t
 		}
-		t.Runs += n.Runs
-		t.Failed += n.Failed
-		t.Sample += n.Sample
-		t.Basis += n.Basis
-		t.LeftOut += n.LeftOut
-		t.SampleLeftOut += n.SampleLeftOut
-		t.BasisLeftOut += n.BasisLeftOut
-		if !n.First.IsZero() && (t.First.IsZero() || n.First.Before(t.First)) {
-			t.First = n.First
-		}
-		if n.Last.After(t.Last) {
-			t.Last = n.Last
-		}
+		t.Add(n)
 		if o.Weeks {
 			addWeek(weeks, "", g, day, n.Runs)
 		}
