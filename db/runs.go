@@ -58,25 +58,10 @@ func (d *DB) RunStates(ctx context.Context, bucket, job string) (map[int64]RunSt
 // again: those still pending and those not fetched completely, oldest first;
 // those the crawler gave up on only with givenUp.
 func (d *DB) Revisit(ctx context.Context, bucket, job string, givenUp bool) ([]prowcrawl.Run, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs
+	runs, err := queryList(ctx, d.db, scanRun, `SELECT `+runColumns+` FROM runs
 WHERE bucket = ? AND job = ? AND (result = 'pending' OR fetch_status <> 'complete') AND (? OR given_up_at IS NULL)
 ORDER BY build_id`, bucket, job, givenUp)
 	if err != nil {
-		return nil, fmt.Errorf("runs to revisit of %s: %w", job, err)
-	}
-	defer rows.Close()
-	var runs []prowcrawl.Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("runs to revisit of %s: %w", job, err)
-		}
-		runs = append(runs, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("runs to revisit of %s: %w", job, err)
-	}
-	if err := rows.Close(); err != nil {
 		return nil, fmt.Errorf("runs to revisit of %s: %w", job, err)
 	}
 	return runs, nil
@@ -138,23 +123,8 @@ func (d *DB) Cursor(ctx context.Context, bucket, job string) (prowcrawl.Cursor, 
 
 // Jobs returns the names of the jobs with runs stored from bucket, sorted.
 func (d *DB) Jobs(ctx context.Context, bucket string) ([]string, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT DISTINCT job FROM runs WHERE bucket = ? ORDER BY job`, bucket)
+	jobs, err := queryList(ctx, d.db, scanString, `SELECT DISTINCT job FROM runs WHERE bucket = ? ORDER BY job`, bucket)
 	if err != nil {
-		return nil, fmt.Errorf("jobs of %s: %w", bucket, err)
-	}
-	defer rows.Close()
-	var jobs []string
-	for rows.Next() {
-		var job string
-		if err := rows.Scan(&job); err != nil {
-			return nil, fmt.Errorf("jobs of %s: %w", bucket, err)
-		}
-		jobs = append(jobs, job)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("jobs of %s: %w", bucket, err)
-	}
-	if err := rows.Close(); err != nil {
 		return nil, fmt.Errorf("jobs of %s: %w", bucket, err)
 	}
 	return jobs, nil
@@ -209,22 +179,10 @@ func (d *DB) Status(ctx context.Context) ([]JobStatus, error) {
 // JobNames returns the names of the jobs that have runs stored, sorted: what
 // a report's job pattern is matched against.
 func (d *DB) JobNames(ctx context.Context) ([]string, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT j.name FROM jobs j
+	out, err := queryList(ctx, d.db, scanString, `SELECT j.name FROM jobs j
 WHERE EXISTS (SELECT 1 FROM runs r INDEXED BY runs_key WHERE r.job = j.name)
 ORDER BY j.name`)
 	if err != nil {
-		return nil, fmt.Errorf("job names: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("job names: %w", err)
-		}
-		out = append(out, name)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("job names: %w", err)
 	}
 	return out, nil

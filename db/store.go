@@ -211,9 +211,11 @@ func (d *DB) Close() error {
 // Path is the path the database was opened with.
 func (d *DB) Path() string { return d.path }
 
-// queryList runs query and scans every row with scan.
-func queryList[T any](ctx context.Context, tx *sql.Tx, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
+// queryList runs query on q (the database or a transaction) and scans every
+// row with scan: the one loop over rows, which closes them and checks their
+// error. It returns nil without rows.
+func queryList[T any](ctx context.Context, q queryer, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -235,4 +237,11 @@ func queryList[T any](ctx context.Context, tx *sql.Tx, scan func(*sql.Rows) (T, 
 // queryer is a database or a transaction.
 type queryer interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
+// scanString scans a row of one text column.
+func scanString(rows *sql.Rows) (string, error) {
+	var s string
+	err := rows.Scan(&s)
+	return s, err
 }
