@@ -113,29 +113,22 @@ FROM disruption_stats WHERE scope = ?`
 		q += ` AND scope_key = ?`
 		args = append(args, key)
 	}
-	rows, err := d.db.QueryContext(ctx, q+` ORDER BY scope_key, backend, comparison`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("disruption stats: %w", err)
-	}
-	defer rows.Close()
-	var out []DisruptionStat
-	for rows.Next() {
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (DisruptionStat, error) {
 		var s DisruptionStat
 		var sm, sp, sx, bm, bp, bx, delta sql.NullFloat64
 		var at sql.NullString
 		if err := rows.Scan(&s.Backend, &s.Scope, &s.Key, &s.Comparison, &s.SampleLabel, &s.BasisLabel, &s.SampleRuns, &sm, &sp, &sx,
 			&s.BasisRuns, &bm, &bp, &bx, &delta, &s.Verdict, &at); err != nil {
-			return nil, fmt.Errorf("disruption stats: %w", err)
+			return s, err
 		}
 		s.SampleMedian, s.SampleP95, s.SampleMax = floatOrNaN(sm), floatOrNaN(sp), floatOrNaN(sx)
 		s.BasisMedian, s.BasisP95, s.BasisMax = floatOrNaN(bm), floatOrNaN(bp), floatOrNaN(bx)
 		s.P95Delta = floatOrNaN(delta)
-		if s.ComputedAt, err = parseTime(at); err != nil {
-			return nil, fmt.Errorf("disruption stats: %w", err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
+		var err error
+		s.ComputedAt, err = parseTime(at)
+		return s, err
+	}, q+` ORDER BY scope_key, backend, comparison`, args...)
+	if err != nil {
 		return nil, fmt.Errorf("disruption stats: %w", err)
 	}
 	return out, nil
@@ -303,7 +296,13 @@ func (d *DB) SymptomDisruption(ctx context.Context, symptom string, b Bounds) ([
 	if err != nil {
 		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT t.backend, `+onCopies("t").edge()+`, t.disrupted_s, count(*)
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (DisruptionCell, error) {
+		var t DisruptionCell
+		var secs sql.NullFloat64
+		err := rows.Scan(&t.Backend, &t.Release, &t.FromRelease, &t.Upgrade, &secs, &t.Runs)
+		t.Seconds = floatOrNaN(secs)
+		return t, err
+	}, `SELECT t.backend, `+onCopies("t").edge()+`, t.disrupted_s, count(*)
 FROM run_symptoms rs INDEXED BY run_symptoms_days
 CROSS JOIN run_disruption_totals t ON t.job = rs.job AND t.build_id = rs.build_id
 WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+`
@@ -312,19 +311,5 @@ GROUP BY 1, 2, 3, 4, 5`, append([]any{symptom}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
 	}
-	defer rows.Close()
-	var out []DisruptionCell
-	for rows.Next() {
-		var t DisruptionCell
-		var secs sql.NullFloat64
-		if err := rows.Scan(&t.Backend, &t.Release, &t.FromRelease, &t.Upgrade, &secs, &t.Runs); err != nil {
-			return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
-		}
-		t.Seconds = floatOrNaN(secs)
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("disruption of %s: %w", symptom, err)
-	}
-	return out, rows.Close()
+	return out, nil
 }

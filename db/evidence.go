@@ -69,28 +69,21 @@ CROSS JOIN jobs j ON j.name = r.job
 WHERE rs.symptom_id = ? AND ` + c.counted() + ` AND ` + c.started() + cond + w.sql() + `
 ORDER BY r.started_at DESC, r.build_id DESC
 LIMIT ?`
-	rows, err := d.db.QueryContext(ctx, query, append(append(append(append(sub, symptom), args...), w.args...), limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
-	}
-	defer rows.Close()
-	var out []Evidence
-	for rows.Next() {
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (Evidence, error) {
 		var e Evidence
 		var started, at sql.NullString
 		if err := rows.Scan(&e.Job, &e.BuildID, &e.URL, &e.Result, &started, &e.Edge, &e.Variant, &e.Platform, &e.Network,
 			&e.Arch, &e.Topology, &e.Type, &e.Symptom, &e.Hits, &e.File, &e.Line, &e.Excerpt, &at); err != nil {
-			return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
+			return e, err
 		}
+		var err error
 		if e.StartedAt, err = parseTime(started); err != nil {
-			return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
+			return e, err
 		}
-		if e.At, err = parseTime(at); err != nil {
-			return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+		e.At, err = parseTime(at)
+		return e, err
+	}, query, append(append(append(append(sub, symptom), args...), w.args...), limit)...)
+	if err != nil {
 		return nil, fmt.Errorf("evidence of %s: %w", symptom, err)
 	}
 	return out, nil
@@ -124,7 +117,24 @@ func (d *DB) SymptomRuns(ctx context.Context, symptom string, b Bounds) ([]Sympt
 	if err != nil {
 		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT r.job, r.build_id, r.url, r.result, r.started_at, r.finished_at,
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (SymptomRun, error) {
+		var r SymptomRun
+		var started, finished, at, last sql.NullString
+		if err := rows.Scan(&r.Job, &r.BuildID, &r.URL, &r.Result, &started, &finished, &r.Edge, &r.Release, &r.FromRelease,
+			&r.Upgrade, &r.FromVersion, &r.ToVersion, &r.UpgradeState, &r.Platform, &r.Network, &r.Arch, &at, &last); err != nil {
+			return r, err
+		}
+		for _, f := range []struct {
+			dst *time.Time
+			src sql.NullString
+		}{{&r.StartedAt, started}, {&r.FinishedAt, finished}, {&r.At, at}, {&r.LastAt, last}} {
+			var err error
+			if *f.dst, err = parseTime(f.src); err != nil {
+				return r, err
+			}
+		}
+		return r, nil
+	}, `SELECT r.job, r.build_id, r.url, r.result, r.started_at, r.finished_at,
 	coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
 	coalesce(r.from_version, ''), coalesce(r.to_version, ''), coalesce(r.upgrade_state, ''),
 	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), rs.at, rs.last_at
@@ -134,28 +144,6 @@ CROSS JOIN jobs j ON j.name = r.job
 WHERE rs.symptom_id = ? AND `+c.counted()+` AND `+c.started()+` AND j.type IS NOT 'presubmit'`+cond+`
 ORDER BY r.started_at, r.job, r.build_id`, append([]any{symptom}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
-	}
-	defer rows.Close()
-	var out []SymptomRun
-	for rows.Next() {
-		var r SymptomRun
-		var started, finished, at, last sql.NullString
-		if err := rows.Scan(&r.Job, &r.BuildID, &r.URL, &r.Result, &started, &finished, &r.Edge, &r.Release, &r.FromRelease,
-			&r.Upgrade, &r.FromVersion, &r.ToVersion, &r.UpgradeState, &r.Platform, &r.Network, &r.Arch, &at, &last); err != nil {
-			return nil, fmt.Errorf("runs of %s: %w", symptom, err)
-		}
-		for _, f := range []struct {
-			dst *time.Time
-			src sql.NullString
-		}{{&r.StartedAt, started}, {&r.FinishedAt, finished}, {&r.At, at}, {&r.LastAt, last}} {
-			if *f.dst, err = parseTime(f.src); err != nil {
-				return nil, fmt.Errorf("runs of %s: %w", symptom, err)
-			}
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("runs of %s: %w", symptom, err)
 	}
 	return out, nil
@@ -258,7 +246,18 @@ GROUP BY substr(r.started_at, 1, 10), r.job, r.release, r.from_release, r.upgrad
 		})
 		return out, nil
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''),
+	with := map[fvKey]int{}
+	for _, r := range shows {
+		if r.Edge != "" {
+			with[fvKey{r.Edge, r.Release, r.FromRelease, r.Upgrade, r.Platform, r.FromVersion}]++
+		}
+	}
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (EdgeFromVersion, error) {
+		var e EdgeFromVersion
+		err := rows.Scan(&e.Edge, &e.Release, &e.FromRelease, &e.Upgrade, &e.Platform, &e.FromVersion, &e.Runs)
+		e.WithSymptom = with[fvKey{e.Edge, e.Release, e.FromRelease, e.Upgrade, e.Platform, e.FromVersion}]
+		return e, err
+	}, `SELECT coalesce(r.edge, ''), coalesce(r.release, ''), coalesce(r.from_release, ''),
 	coalesce(r.upgrade, ''), coalesce(j.platform, ''), coalesce(r.from_version, ''), sum(r.runs)
 FROM (
 	SELECT r.job, r.release, r.from_release, r.upgrade, r.from_version, r.edge, count(*) AS runs
@@ -271,26 +270,7 @@ ORDER BY 1, 5, 6`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
-	defer rows.Close()
-	with := map[fvKey]int{}
-	for _, r := range shows {
-		if r.Edge != "" {
-			with[fvKey{r.Edge, r.Release, r.FromRelease, r.Upgrade, r.Platform, r.FromVersion}]++
-		}
-	}
-	var out []EdgeFromVersion
-	for rows.Next() {
-		var e EdgeFromVersion
-		if err := rows.Scan(&e.Edge, &e.Release, &e.FromRelease, &e.Upgrade, &e.Platform, &e.FromVersion, &e.Runs); err != nil {
-			return nil, fmt.Errorf("from-versions: %w", err)
-		}
-		e.WithSymptom = with[fvKey{e.Edge, e.Release, e.FromRelease, e.Upgrade, e.Platform, e.FromVersion}]
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("from-versions: %w", err)
-	}
-	return out, rows.Close()
+	return out, nil
 }
 
 // TestFailedWith is a test that failed (or flaked) in runs showing a symptom.
