@@ -247,9 +247,10 @@ func (t *tally) addHits(g db.SymptomGroup) {
 	t.jobs[g.Job] = true
 }
 
-// keysOf are the scope keys a job's runs on an edge count in: a presubmit
-// job's only in its presubmit scope; another job's in the job scope, and
-// when the release is known, in the edge and the variant (RunKeys, the one
+// keysOfJob are the scope keys a job's runs on an edge count in, and the
+// variant of the edge: a presubmit job's only in its presubmit scope, an
+// aggregated job's in none; another job's in the job scope, and when the
+// release is known, in the edge and the variant (prowcrawl.RunKeys, the one
 // definition of those keys).
 func keysOfJob(j prowcrawl.Job, rel, from, kind string) ([]scopeKey, prowcrawl.Variant) {
 	if prowcrawl.IsAggregated(j.Name) {

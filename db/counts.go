@@ -55,7 +55,7 @@ func (g *RunGroup) Add(o RunGroup) {
 	}
 }
 
-// Job is the jobs row of the group's job.
+// JobRow is the jobs row of the group's job.
 func (g RunGroup) JobRow() prowcrawl.Job {
 	return prowcrawl.Job{Name: g.Job, Type: g.Type, Platform: g.Platform, Network: g.Network, Arch: g.Arch, Topology: g.Topology}
 }

@@ -2,6 +2,13 @@
 // migrations), the single writer and the queries the crawler and the analysis
 // need.
 //
+// Its files follow the tables and entities, never the commands that call
+// them: store.go opens the database, migrate.go, lock.go, merge.go and
+// write.go keep it; runs.go, crawls.go, symptoms.go, evidence.go (the runs
+// that show a symptom), verdicts.go, rates.go, regressions.go and
+// disruptions.go read and write one entity each; counts.go is what an
+// analysis counts, from one snapshot. A list of rows is read with queryList.
+//
 // It is the only package that imports database/sql or modernc.org/sqlite; no
 // other package writes SQL. It knows nothing of buckets, artifact formats or
 // symptom rules: it stores what it is given.
