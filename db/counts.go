@@ -382,22 +382,15 @@ func windowArgs(o CountOptions) []any {
 // window o.Bounds, by day from runs_days.
 func (c *AnalysisCounts) windowRuns(ctx context.Context, tx *sql.Tx, o CountOptions) error {
 	jobs := map[string]prowcrawl.Job{}
-	rows, err := tx.QueryContext(ctx, `SELECT name, coalesce(type, ''), coalesce(platform, ''), coalesce(network, ''), coalesce(arch, ''), coalesce(topology, '') FROM jobs`)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
+	err := queryEach(ctx, tx, func(rows *sql.Rows) error {
 		var j prowcrawl.Job
 		if err := rows.Scan(&j.Name, &j.Type, &j.Platform, &j.Network, &j.Arch, &j.Topology); err != nil {
-			rows.Close()
 			return err
 		}
 		jobs[j.Name] = j
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT name, coalesce(type, ''), coalesce(platform, ''), coalesce(network, ''), coalesce(arch, ''), coalesce(topology, '') FROM jobs`)
+	if err != nil {
 		return err
 	}
 
@@ -408,26 +401,22 @@ func (c *AnalysisCounts) windowRuns(ctx context.Context, tx *sql.Tx, o CountOpti
 	}
 	started, left := startedRun, `r.upgrade_started = 0`
 	sample, basis := r.in("?1", "?2"), r.in("?3", "?4")
-	rows, err = tx.QueryContext(ctx, `SELECT r.job, `+r.edge()+`, coalesce(r.rule_set, 0), `+r.day()+`,
-	count(CASE WHEN `+started+` THEN 1 END),
-	count(CASE WHEN `+started+` AND r.result <> 'success' THEN 1 END),
-	count(CASE WHEN `+started+` AND `+sample+` THEN 1 END),
-	count(CASE WHEN `+started+` AND `+basis+` THEN 1 END),
-	count(CASE WHEN `+left+` THEN 1 END),
-	count(CASE WHEN `+left+` AND `+sample+` THEN 1 END),
-	count(CASE WHEN `+left+` AND `+basis+` THEN 1 END),
-	min(CASE WHEN `+started+` THEN r.started_at END),
-	max(CASE WHEN `+started+` THEN r.started_at END)
+	query := `SELECT r.job, ` + r.edge() + `, coalesce(r.rule_set, 0), ` + r.day() + `,
+	count(CASE WHEN ` + started + ` THEN 1 END),
+	count(CASE WHEN ` + started + ` AND r.result <> 'success' THEN 1 END),
+	count(CASE WHEN ` + started + ` AND ` + sample + ` THEN 1 END),
+	count(CASE WHEN ` + started + ` AND ` + basis + ` THEN 1 END),
+	count(CASE WHEN ` + left + ` THEN 1 END),
+	count(CASE WHEN ` + left + ` AND ` + sample + ` THEN 1 END),
+	count(CASE WHEN ` + left + ` AND ` + basis + ` THEN 1 END),
+	min(CASE WHEN ` + started + ` THEN r.started_at END),
+	max(CASE WHEN ` + started + ` THEN r.started_at END)
 FROM runs r INDEXED BY runs_days
-WHERE `+countedRun+cond+`
-GROUP BY `+r.day()+`, r.job, r.release, r.from_release, r.upgrade, r.rule_set`, append(windowArgs(o), args...)...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
+WHERE ` + countedRun + cond + `
+GROUP BY ` + r.day() + `, r.job, r.release, r.from_release, r.upgrade, r.rule_set`
 	groups := map[edgeGroup]*RunGroup{}
 	weeks := map[weekKey]*WeekGroup{}
-	for rows.Next() {
+	err = queryEach(ctx, tx, func(rows *sql.Rows) error {
 		var g edgeGroup
 		var day, first, last sql.NullString
 		var n RunGroup
@@ -437,8 +426,9 @@ GROUP BY `+r.day()+`, r.job, r.release, r.from_release, r.upgrade, r.rule_set`, 
 		}
 		j, ok := jobs[g.job]
 		if !ok {
-			continue // as a join with jobs leaves it out
+			return nil // as a join with jobs leaves it out
 		}
+		var err error
 		if n.First, err = parseTime(first); err != nil {
 			return err
 		}
@@ -455,8 +445,9 @@ GROUP BY `+r.day()+`, r.job, r.release, r.from_release, r.upgrade, r.rule_set`, 
 		if o.Weeks {
 			addWeek(weeks, "", g, day, n.Runs)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, query, append(windowArgs(o), args...)...)
+	if err != nil {
 		return err
 	}
 	for _, g := range slices.SortedFunc(maps.Keys(groups), edgeGroup.compare) {
@@ -465,7 +456,7 @@ GROUP BY `+r.day()+`, r.job, r.release, r.from_release, r.upgrade, r.rule_set`, 
 	if o.Weeks {
 		c.Weeks = append(c.Weeks, sortedWeeks(weeks)...)
 	}
-	return rows.Close()
+	return nil
 }
 
 // symptomDays reads c.Hits (and with o.Weeks the symptoms' weeks) for the
@@ -476,26 +467,22 @@ func (c *AnalysisCounts) symptomDays(ctx context.Context, tx *sql.Tx, o CountOpt
 	if err != nil {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT s.id, rs.job, `+rs.edge()+`, `+rs.day()+`,
+	query := `SELECT s.id, rs.job, ` + rs.edge() + `, ` + rs.day() + `,
 	count(*),
-	count(CASE WHEN `+rs.result+` <> 'success' THEN 1 END),
-	count(CASE WHEN `+rs.in("?1", "?2")+` THEN 1 END),
-	count(CASE WHEN `+rs.in("?3", "?4")+` THEN 1 END)
+	count(CASE WHEN ` + rs.result + ` <> 'success' THEN 1 END),
+	count(CASE WHEN ` + rs.in("?1", "?2") + ` THEN 1 END),
+	count(CASE WHEN ` + rs.in("?3", "?4") + ` THEN 1 END)
 FROM symptoms s
 CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_days ON rs.symptom_id = s.id
-WHERE s.active = 1 AND `+rs.counted()+` AND `+rs.started()+` AND rs.rule_hash IS s.rule_hash`+cond+`
-GROUP BY s.id, `+rs.day()+`, rs.job, `+rs.release+`, `+rs.fromRelease+`, `+rs.upgrade, append(windowArgs(o), args...)...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
+WHERE s.active = 1 AND ` + rs.counted() + ` AND ` + rs.started() + ` AND rs.rule_hash IS s.rule_hash` + cond + `
+GROUP BY s.id, ` + rs.day() + `, rs.job, ` + rs.release + `, ` + rs.fromRelease + `, ` + rs.upgrade
 	type hitKey struct {
 		symptom string
 		edgeGroup
 	}
 	hits := map[hitKey]*SymptomGroup{}
 	weeks := map[weekKey]*WeekGroup{}
-	for rows.Next() {
+	err = queryEach(ctx, tx, func(rows *sql.Rows) error {
 		var k hitKey
 		var day sql.NullString
 		var n SymptomGroup
@@ -514,8 +501,9 @@ GROUP BY s.id, `+rs.day()+`, rs.job, `+rs.release+`, `+rs.fromRelease+`, `+rs.up
 		if o.Weeks {
 			addWeek(weeks, k.symptom, k.edgeGroup, day, n.Runs)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, query, append(windowArgs(o), args...)...)
+	if err != nil {
 		return err
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(hits), func(a, b hitKey) int {
@@ -526,7 +514,7 @@ GROUP BY s.id, `+rs.day()+`, rs.job, `+rs.release+`, `+rs.fromRelease+`, `+rs.up
 	if o.Weeks {
 		c.Weeks = append(c.Weeks, sortedWeeks(weeks)...)
 	}
-	return rows.Close()
+	return nil
 }
 
 // scanWeek scans a row of weekly counts: symptom, job, edge, week, its

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -183,49 +182,41 @@ func (d *DB) EdgeFromVersionsOf(ctx context.Context, shows []SymptomRun, b Bound
 	// database whose edges two versions derived), when SQLite groups by it
 	// too, with a sort.
 	platforms := map[string]string{}
-	prows, err := d.db.QueryContext(ctx, `SELECT name, coalesce(platform, '') FROM jobs`)
-	if err != nil {
-		return nil, fmt.Errorf("from-versions: %w", err)
-	}
-	for prows.Next() {
+	err = queryEach(ctx, d.db, func(rows *sql.Rows) error {
 		var name, platform string
-		if err := prows.Scan(&name, &platform); err != nil {
-			prows.Close()
-			return nil, fmt.Errorf("from-versions: %w", err)
+		if err := rows.Scan(&name, &platform); err != nil {
+			return err
 		}
 		platforms[name] = platform
-	}
-	if err := errors.Join(prows.Err(), prows.Close()); err != nil {
+		return nil
+	}, `SELECT name, coalesce(platform, '') FROM jobs`)
+	if err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
 	type fvKey struct{ edge, release, from, upgrade, platform, fromVersion string }
 	counts := map[fvKey]int{}
-	drows, err := d.db.QueryContext(ctx, `SELECT r.job, coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
+	mixed := false
+	err = queryEach(ctx, d.db, func(rows *sql.Rows) error {
+		var job, lo, hi string
+		var k fvKey
+		var n int
+		if err := rows.Scan(&job, &k.release, &k.from, &k.upgrade, &k.fromVersion, &lo, &hi, &n); err != nil {
+			return err
+		}
+		platform, ok := platforms[job]
+		if !ok {
+			return nil // as the join with jobs leaves it out
+		}
+		mixed = mixed || lo != hi
+		k.edge, k.platform = lo, platform
+		counts[k] += n
+		return nil
+	}, `SELECT r.job, coalesce(r.release, ''), coalesce(r.from_release, ''), coalesce(r.upgrade, ''),
 	coalesce(r.from_version, ''), min(r.edge), max(r.edge), count(*)
 FROM runs r INDEXED BY runs_days
 WHERE `+countedRun+` AND `+startedRun+` AND r.edge IS NOT NULL`+cond+`
 GROUP BY substr(r.started_at, 1, 10), r.job, r.release, r.from_release, r.upgrade, r.from_version`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("from-versions: %w", err)
-	}
-	mixed := false
-	for drows.Next() {
-		var job, lo, hi string
-		var k fvKey
-		var n int
-		if err := drows.Scan(&job, &k.release, &k.from, &k.upgrade, &k.fromVersion, &lo, &hi, &n); err != nil {
-			drows.Close()
-			return nil, fmt.Errorf("from-versions: %w", err)
-		}
-		platform, ok := platforms[job]
-		if !ok {
-			continue // as the join with jobs leaves it out
-		}
-		mixed = mixed || lo != hi
-		k.edge, k.platform = lo, platform
-		counts[k] += n
-	}
-	if err := errors.Join(drows.Err(), drows.Close()); err != nil {
 		return nil, fmt.Errorf("from-versions: %w", err)
 	}
 	if !mixed {

@@ -222,23 +222,39 @@ func (d *DB) Path() string { return d.path }
 // row with scan: the one loop over rows, which closes them and checks their
 // error. It returns nil without rows.
 func queryList[T any](ctx context.Context, q queryer, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
+	var out []T
+	err := queryEach(ctx, q, func(rows *sql.Rows) error {
+		v, err := scan(rows)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	}, query, args...)
 	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// queryEach runs query on q and calls each with every row, until each
+// returns an error: the loop of a read that sums or indexes its rows
+// rather than listing them. It closes the rows and checks their error.
+func queryEach(ctx context.Context, q queryer, each func(*sql.Rows) error, query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
 	defer rows.Close()
-	var out []T
 	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
+		if err := each(rows); err != nil {
+			return err
 		}
-		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	return out, rows.Close()
+	return rows.Close()
 }
 
 // queryer is a database or a transaction.
