@@ -209,22 +209,12 @@ func (d *DB) RegressionChanges(ctx context.Context, since time.Time) (c Changes,
 	}
 	first := c.Analyses[0].ID
 	// Each regression's last change in the analyses counted.
-	rows, err := tx.QueryContext(ctx, `SELECT ch.change, `+regressionColumns+`
-FROM (SELECT symptom_id, scope, scope_key, change, max(analysis_id) FROM regression_changes
-	WHERE analysis_id >= ? GROUP BY symptom_id, scope, scope_key) ch
-JOIN regressions g ON g.symptom_id = ch.symptom_id AND g.scope = ch.scope AND g.scope_key = ch.scope_key
-LEFT JOIN symptoms s ON s.id = g.symptom_id
-ORDER BY g.symptom_id, g.scope, g.scope_key`, first)
-	if err != nil {
-		return c, fmt.Errorf("regression changes: %w", err)
-	}
 	changed := map[[3]string]bool{}
-	for rows.Next() {
+	err = queryEach(ctx, tx, func(rows *sql.Rows) error {
 		var change string
 		r, err := scanRegression(rows, &change)
 		if err != nil {
-			rows.Close()
-			return c, fmt.Errorf("regression changes: %w", err)
+			return err
 		}
 		changed[[3]string{r.Symptom, r.Scope, r.Key}] = true
 		switch change {
@@ -235,8 +225,14 @@ ORDER BY g.symptom_id, g.scope, g.scope_key`, first)
 		case ChangeClosed:
 			c.Closed = append(c.Closed, r)
 		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil
+	}, `SELECT ch.change, `+regressionColumns+`
+FROM (SELECT symptom_id, scope, scope_key, change, max(analysis_id) FROM regression_changes
+	WHERE analysis_id >= ? GROUP BY symptom_id, scope, scope_key) ch
+JOIN regressions g ON g.symptom_id = ch.symptom_id AND g.scope = ch.scope AND g.scope_key = ch.scope_key
+LEFT JOIN symptoms s ON s.id = g.symptom_id
+ORDER BY g.symptom_id, g.scope, g.scope_key`, first)
+	if err != nil {
 		return c, fmt.Errorf("regression changes: %w", err)
 	}
 	open, err := regressions(ctx, tx, RegressionOpen)

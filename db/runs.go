@@ -312,21 +312,13 @@ func (d *DB) FailureRuns(ctx context.Context, q FailureQuery) ([]FailureRun, err
 		}
 		args = append(act, args...)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT r.job, r.build_id, r.bucket, r.path, coalesce(r.edge, ''), r.result, `+explained+`
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (FailureRun, error) {
+		var r FailureRun
+		err := rows.Scan(&r.Job, &r.BuildID, &r.Bucket, &r.Path, &r.Edge, &r.Result, &r.Explained)
+		return r, err
+	}, `SELECT r.job, r.build_id, r.bucket, r.path, coalesce(r.edge, ''), r.result, `+explained+`
 FROM runs r WHERE `+where+` ORDER BY r.job, r.build_id`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("failure runs: %w", err)
-	}
-	defer rows.Close()
-	var out []FailureRun
-	for rows.Next() {
-		var r FailureRun
-		if err := rows.Scan(&r.Job, &r.BuildID, &r.Bucket, &r.Path, &r.Edge, &r.Result, &r.Explained); err != nil {
-			return nil, fmt.Errorf("failure runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("failure runs: %w", err)
 	}
 	return out, nil
