@@ -110,27 +110,19 @@ func Compute(ctx context.Context, store *db.DB, opts Options, q Query) (Result, 
 	if err := opts.validate(); err != nil {
 		return Result{}, err
 	}
-	now := opts.Now
-	if now.IsZero() {
-		var err error
-		if now, err = store.NewestRunStartIn(ctx, q.Bounds); err != nil {
-			return Result{}, fmt.Errorf("analyze: %w", err)
-		}
-	}
-	w := windowsAt(now, q.Bounds.Since, opts)
-	counts, err := store.AnalysisCounts(ctx, db.CountOptions{Sample: w.sample, Basis: w.basis, Bounds: q.Bounds, Weeks: q.Weeks})
+	a, err := load(ctx, store, opts, db.CountOptions{Bounds: q.Bounds, Weeks: q.Weeks})
 	if err != nil {
-		return Result{}, fmt.Errorf("analyze: %w", err)
+		return Result{}, err
 	}
-	s := sumScopes(counts)
-	r := Result{Now: now, SampleWindow: w.sampleLabel, BasisWindow: w.basisLabel, Symptoms: counts.Symptoms}
-	r.Verdicts = symptomVerdicts(counts.Symptoms, s, w, q.Bounds, opts)
-	r.Rates = symptomRates(counts.Symptoms, s)
+	a.keepValues = true
+	r := Result{Now: a.now, SampleWindow: a.w.sampleLabel, BasisWindow: a.w.basisLabel, Symptoms: a.counts.Symptoms}
+	r.Verdicts = a.verdicts()
+	r.Rates = a.rates()
 	if q.Weeks {
-		r.Weekly = weeklyRates(counts)
+		r.Weekly = weeklyRates(a.counts)
 	}
 	if q.Disruption {
-		if r.Disruption, err = disruptionStats(ctx, store, counts, s, w, q.Bounds, opts, true, q.EachDisruption); err != nil {
+		if r.Disruption, err = a.disruption(ctx, q.EachDisruption); err != nil {
 			return Result{}, fmt.Errorf("analyze: %w", err)
 		}
 	}
@@ -150,20 +142,20 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	if err := checkNow(ctx, store, opts.Now, time.Now()); err != nil {
 		return Summary{}, err
 	}
-	all, err := computeAll(ctx, store, opts)
+	a, err := load(ctx, store, opts, db.CountOptions{Tests: true})
 	if err != nil {
 		return Summary{}, err
 	}
-	res := all.res
-	if err := store.ReplaceAnalysis(ctx, res.Verdicts, all.flakes); err != nil {
+	verdicts := a.verdicts()
+	if err := store.ReplaceAnalysis(ctx, verdicts, flakeRates(a.counts)); err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	changes, err := keepLifecycle(ctx, store, all.counts, res.Verdicts, all.w, opts, all.now)
+	changes, err := a.keepLifecycle(ctx, verdicts)
 	if err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}
-	sum := Summary{Symptoms: len(res.Symptoms), Verdicts: len(res.Verdicts), Changes: changes, Duration: time.Since(start), RegressionsBy: make(map[string]int)}
-	for _, v := range res.Verdicts {
+	sum := Summary{Symptoms: len(a.counts.Symptoms), Verdicts: len(verdicts), Changes: changes, Duration: time.Since(start), RegressionsBy: make(map[string]int)}
+	for _, v := range verdicts {
 		if v.Verdict == VerdictRegression {
 			sum.Regressions++
 			sum.RegressionsBy[v.Scope]++
@@ -193,80 +185,72 @@ func checkNow(ctx context.Context, store *db.DB, now, clock time.Time) error {
 	return nil
 }
 
-// whole is an analysis of every run, with what the regression lifecycle
-// needs of it.
-type whole struct {
-	res    Result
-	flakes []db.TestFlakeRate
-	counts db.AnalysisCounts
+// analysis is one analysis in the making: the counts it read, summed into
+// scope keys, the windows and bounds they were read for, and the options
+// its verdicts are decided with. Its methods compute the verdicts, the
+// rates, the disruption comparisons and the regressions' lifecycle from
+// those same counts.
+type analysis struct {
+	store  *db.DB
+	opts   Options
+	now    time.Time // the end of the sample window
 	w      windows
-	now    time.Time
+	b      db.Bounds // the runs counted at all
+	counts db.AnalysisCounts
+	s      scopeCounts // counts, summed into every scope key
+	// keepValues keeps each side's disruption values in the edges' rows,
+	// for a page's charts.
+	keepValues bool
 }
 
-// computeAll is Compute over every run, with the tests' flake rates.
-func computeAll(ctx context.Context, store *db.DB, opts Options) (whole, error) {
+// load reads the counts the analysis of the runs o.Bounds bounds needs:
+// its sample window ends at opts.Now, or else at the newest run within
+// them. The windows of o are set here.
+func load(ctx context.Context, store *db.DB, opts Options, o db.CountOptions) (*analysis, error) {
 	now := opts.Now
 	if now.IsZero() {
 		var err error
-		if now, err = store.NewestRunStart(ctx); err != nil {
-			return whole{}, fmt.Errorf("analyze: %w", err)
+		if now, err = store.NewestRunStartIn(ctx, o.Bounds); err != nil {
+			return nil, fmt.Errorf("analyze: %w", err)
 		}
 	}
-	w := windowsAt(now, time.Time{}, opts)
-	counts, err := store.AnalysisCounts(ctx, db.CountOptions{Sample: w.sample, Basis: w.basis, Tests: true})
+	w := windowsAt(now, o.Bounds.Since, opts)
+	o.Sample, o.Basis = w.sample, w.basis
+	counts, err := store.AnalysisCounts(ctx, o)
 	if err != nil {
-		return whole{}, fmt.Errorf("analyze: %w", err)
+		return nil, fmt.Errorf("analyze: %w", err)
 	}
-	s := sumScopes(counts)
-	res := Result{Now: now, SampleWindow: w.sampleLabel, BasisWindow: w.basisLabel, Symptoms: counts.Symptoms,
-		Verdicts: symptomVerdicts(counts.Symptoms, s, w, db.Bounds{}, opts)}
-	return whole{res: res, flakes: flakeRates(counts), counts: counts, w: w, now: now}, nil
+	return &analysis{store: store, opts: opts, now: now, w: w, b: o.Bounds, counts: counts, s: sumScopes(counts)}, nil
 }
 
 // scopeKey names a scope key: ("edge", "4.13->4.14 minor").
 type scopeKey struct{ scope, key string }
 
-// tally counts finished runs, or those showing a symptom: over all time, in
-// the sample window and in the basis window; how many of them failed; the
-// runs left out because their upgrade never began; the first and last
-// start; and (for hits) which jobs they are of.
+// tally counts finished runs, or those showing a symptom, summed over the
+// groups by job and edge of one scope key: the counts of a db.RunGroup
+// (over all time, in the sample and the basis window, how many failed, the
+// runs left out because their upgrade never began, the first and last
+// start; its job and edge are left empty), and for hits which jobs they are
+// of.
 type tally struct {
-	all, sample, basis, failed     int
-	leftOut, sampleLeft, basisLeft int
-	first, last                    time.Time
-	jobs                           map[string]bool
+	db.RunGroup
+	jobs map[string]bool
 }
 
-func (t *tally) addRuns(g db.RunGroup) {
-	t.all += g.Runs
-	t.sample += g.Sample
-	t.basis += g.Basis
-	t.failed += g.Failed
-	t.leftOut += g.LeftOut
-	t.sampleLeft += g.SampleLeftOut
-	t.basisLeft += g.BasisLeftOut
-	if !g.First.IsZero() && (t.first.IsZero() || g.First.Before(t.first)) {
-		t.first = g.First
-	}
-	if g.Last.After(t.last) {
-		t.last = g.Last
-	}
-}
+func (t *tally) addRuns(g db.RunGroup) { t.Add(g) }
 
 func (t *tally) addHits(g db.SymptomGroup) {
-	t.all += g.Runs
-	t.sample += g.Sample
-	t.basis += g.Basis
-	t.failed += g.Failed
+	t.Add(db.RunGroup{Runs: g.Runs, Failed: g.Failed, Sample: g.Sample, Basis: g.Basis})
 	if t.jobs == nil {
 		t.jobs = map[string]bool{}
 	}
 	t.jobs[g.Job] = true
 }
 
-// keysOf are the scope keys a job's runs on an edge count in: a presubmit
-// job's only in its presubmit scope; another job's in the job scope, and
-// when the release is known, in the edge and the variant (RunKeys, the one
+// keysOfJob are the scope keys a job's runs on an edge count in, and the
+// variant of the edge: a presubmit job's only in its presubmit scope, an
+// aggregated job's in none; another job's in the job scope, and when the
+// release is known, in the edge and the variant (prowcrawl.RunKeys, the one
 // definition of those keys).
 func keysOfJob(j prowcrawl.Job, rel, from, kind string) ([]scopeKey, prowcrawl.Variant) {
 	if prowcrawl.IsAggregated(j.Name) {
@@ -423,12 +407,12 @@ func (s scopeCounts) sortedKeys() []scopeKey {
 	return keys
 }
 
-// symptomVerdicts decides every verdict: for each active symptom, each edge
-// and variant with counted runs against its previous release (written even
-// when that has no runs, so that the reader sees why it is insufficient),
-// and each key with counted runs in the sample window against the basis
-// window.
-func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, opts Options) []db.SymptomVerdict {
+// verdicts decides every verdict: for each active symptom, each edge and
+// variant with counted runs against its previous release (written even when
+// that has no runs, so that the reader sees why it is insufficient), and
+// each key with counted runs in the sample window against the basis window.
+func (a *analysis) verdicts() []db.SymptomVerdict {
+	s, w, b := a.s, a.w, a.b
 	keys := s.sortedKeys()
 	clip := func(t time.Time) time.Time {
 		if !b.Since.IsZero() && t.Before(b.Since) {
@@ -437,32 +421,32 @@ func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, o
 		return t
 	}
 	var out []db.SymptomVerdict
-	for _, symptom := range symptoms {
+	for _, symptom := range a.counts.Symptoms {
 		hits, counted, unread := s.hits[symptom], s.ruleRuns[symptom], s.unclassified[symptom]
 		for _, k := range keys {
 			// A key whose runs are all out of the rule's reach has no
 			// verdict; one whose runs the rule has not read yet has one
 			// that says so (insufficient, with its runs unclassified).
 			runs, pending := get(counted, k), get(unread, k)
-			if bk, ok := s.basisOf(k); ok && runs.all+pending.all > 0 {
+			if bk, ok := s.basisOf(k); ok && runs.Runs+pending.Runs > 0 {
 				basis, basisPending := get(counted, bk), get(unread, bk)
-				sample := Sample{Runs: runs.all, Hits: get(hits, k).all, BasisRuns: basis.all, BasisHits: get(hits, bk).all}
-				v := verdictRow(symptom, k, db.CompareRelease, k.key, bk.key, sample, opts)
-				v.SampleFrom, v.SampleTo, v.BasisFrom, v.BasisTo = runs.first, runs.last, basis.first, basis.last
-				v.SampleLeftOut, v.BasisLeftOut = runs.leftOut, basis.leftOut
-				v.SampleUnclassified, v.BasisUnclassified = pending.all, basisPending.all
+				sample := Sample{Runs: runs.Runs, Hits: get(hits, k).Runs, BasisRuns: basis.Runs, BasisHits: get(hits, bk).Runs}
+				v := a.verdictRow(symptom, comparison{k, db.CompareRelease, k.key, bk.key}, sample)
+				v.SampleFrom, v.SampleTo, v.BasisFrom, v.BasisTo = runs.First, runs.Last, basis.First, basis.Last
+				v.SampleLeftOut, v.BasisLeftOut = runs.LeftOut, basis.LeftOut
+				v.SampleUnclassified, v.BasisUnclassified = pending.Runs, basisPending.Runs
 				out = append(out, v)
 			}
-			if runs.sample+pending.sample > 0 {
-				sample := Sample{Runs: runs.sample, Hits: get(hits, k).sample,
-					BasisRuns: runs.basis, BasisHits: get(hits, k).basis}
-				v := verdictRow(symptom, k, db.CompareWindow, w.sampleLabel, w.basisLabel, sample, opts)
+			if runs.Sample+pending.Sample > 0 {
+				sample := Sample{Runs: runs.Sample, Hits: get(hits, k).Sample,
+					BasisRuns: runs.Basis, BasisHits: get(hits, k).Basis}
+				v := a.verdictRow(symptom, comparison{k, db.CompareWindow, w.sampleLabel, w.basisLabel}, sample)
 				v.SampleFrom, v.SampleTo = clip(w.sample.From), w.sample.To
 				if w.basis.To.After(clip(w.basis.From)) {
 					v.BasisFrom, v.BasisTo = clip(w.basis.From), w.basis.To
 				}
-				v.SampleLeftOut, v.BasisLeftOut = runs.sampleLeft, runs.basisLeft
-				v.SampleUnclassified, v.BasisUnclassified = pending.sample, pending.basis
+				v.SampleLeftOut, v.BasisLeftOut = runs.SampleLeftOut, runs.BasisLeftOut
+				v.SampleUnclassified, v.BasisUnclassified = pending.Sample, pending.Basis
 				out = append(out, v)
 			}
 		}
@@ -470,41 +454,51 @@ func symptomVerdicts(symptoms []string, s scopeCounts, w windows, b db.Bounds, o
 	return out
 }
 
-func verdictRow(symptom string, k scopeKey, comparison, sampleLabel, basisLabel string, s Sample, opts Options) db.SymptomVerdict {
-	verdict, p := decide(s, opts)
+// comparison is one comparison of a scope key: of which kind
+// (db.CompareRelease or db.CompareWindow), and the labels of its sides.
+type comparison struct {
+	k                       scopeKey
+	kind                    string
+	sampleLabel, basisLabel string
+}
+
+// verdictRow is the verdict of symptom in the comparison c, decided on s.
+func (a *analysis) verdictRow(symptom string, c comparison, s Sample) db.SymptomVerdict {
+	verdict, p := decide(s, a.opts)
 	return db.SymptomVerdict{
-		Symptom: symptom, Scope: k.scope, Key: k.key, Comparison: comparison,
-		SampleLabel: sampleLabel, BasisLabel: basisLabel,
+		Symptom: symptom, Scope: c.k.scope, Key: c.k.key, Comparison: c.kind,
+		SampleLabel: c.sampleLabel, BasisLabel: c.basisLabel,
 		SampleRuns: s.Runs, SampleHits: s.Hits, BasisRuns: s.BasisRuns, BasisHits: s.BasisHits,
 		SampleRate: s.Rate(), BasisRate: s.BasisRate(), P: p, Verdict: verdict,
 	}
 }
 
-// symptomRates are each symptom's rate in every scope key, zero included.
-func symptomRates(symptoms []string, s scopeCounts) []db.SymptomRate {
+// rates are each symptom's rate in every scope key, zero included.
+func (a *analysis) rates() []db.SymptomRate {
+	s := a.s
 	keys := s.sortedKeys()
 	var out []db.SymptomRate
-	for _, symptom := range symptoms {
+	for _, symptom := range a.counts.Symptoms {
 		for _, k := range keys {
 			runs, hits := get(s.ruleRuns[symptom], k), get(s.hits[symptom], k)
 			unread := get(s.unclassified[symptom], k)
-			if runs.all+runs.leftOut+unread.all+unread.leftOut == 0 {
+			if runs.Runs+runs.LeftOut+unread.Runs+unread.LeftOut == 0 {
 				continue // out of the rule's reach
 			}
-			r := db.SymptomRate{Symptom: symptom, Scope: k.scope, Key: k.key, FinishedRuns: runs.all, Unclassified: unread.all,
-				RunsWith: hits.all, FailedWith: hits.failed, PassedWith: hits.all - hits.failed,
-				FailedRuns: runs.failed, LeftOut: runs.leftOut, First: runs.first, Last: runs.last,
+			r := db.SymptomRate{Symptom: symptom, Scope: k.scope, Key: k.key, FinishedRuns: runs.Runs, Unclassified: unread.Runs,
+				RunsWith: hits.Runs, FailedWith: hits.Failed, PassedWith: hits.Runs - hits.Failed,
+				FailedRuns: runs.Failed, LeftOut: runs.LeftOut, First: runs.First, Last: runs.Last,
 				Jobs: len(hits.jobs), Rate: math.NaN(), ShareOfFailures: math.NaN()}
 			if len(hits.jobs) == 1 {
 				for j := range hits.jobs {
 					r.OnlyJob = j
 				}
 			}
-			if runs.all > 0 {
-				r.Rate = float64(hits.all) / float64(runs.all)
+			if runs.Runs > 0 {
+				r.Rate = float64(hits.Runs) / float64(runs.Runs)
 			}
-			if runs.failed > 0 {
-				r.ShareOfFailures = float64(hits.failed) / float64(runs.failed)
+			if runs.Failed > 0 {
+				r.ShareOfFailures = float64(hits.Failed) / float64(runs.Failed)
 			}
 			out = append(out, r)
 		}

@@ -43,17 +43,17 @@ type backendKey struct {
 	k       scopeKey
 }
 
-// disruptionStats compares, for every backend, every scope key's
-// disruption with its basis, as the job-run aggregator does: the sample's
-// 95th percentile must not be above the basis's. The comparisons are those
-// of the verdicts: the same-shaped edge (or variant) one release earlier,
-// and the sample window against the basis window. It counts the runs
-// within b, the runs the counts c are of; keep keeps each side's values in
-// the edges' rows (for their charts); each (when set) is called with every
-// total read and its edge.
-func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s scopeCounts, w windows, b db.Bounds, opts Options, keep bool,
-	each func(db.DisruptionCell, string)) ([]db.DisruptionStat, error) {
-	jobs := jobAttrs(c)
+// disruption compares, for every backend, every scope key's disruption
+// with its basis, as the job-run aggregator does: the sample's 95th
+// percentile must not be above the basis's. The comparisons are those of
+// the verdicts: the same-shaped edge (or variant) one release earlier, and
+// the sample window against the basis window. It counts the runs within
+// a.b, the runs a.counts are of; with a.keepValues each side's values stay
+// in the edges' rows (for their charts); each (when set) is called with
+// every total read and its edge.
+func (a *analysis) disruption(ctx context.Context, each func(db.DisruptionCell, string)) ([]db.DisruptionStat, error) {
+	s, w := a.s, a.w
+	jobs := jobAttrs(a.counts)
 	var out []db.DisruptionStat
 	// The runs of each distinct total by day (db.DisruptionCells, which
 	// reads whole days from disruption_days, and the whole history as
@@ -114,7 +114,7 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 		}
 		return nil
 	}
-	if err := store.DisruptionCells(ctx, b, w.sample, w.basis, cell); err != nil {
+	if err := a.store.DisruptionCells(ctx, a.b, w.sample, w.basis, cell); err != nil {
 		return nil, err
 	}
 	keys := make([]backendKey, 0, len(byKey))
@@ -131,10 +131,10 @@ func disruptionStats(ctx context.Context, store *db.DB, c db.AnalysisCounts, s s
 			if b := byKey[backendKey{k.backend, bk}]; b != nil {
 				basis = b.all
 			}
-			out = append(out, disruptionRow(k.backend, k.k, db.CompareRelease, k.k.key, bk.key, v.all, basis, opts, keep))
+			out = append(out, a.disruptionRow(k.backend, comparison{k.k, db.CompareRelease, k.k.key, bk.key}, v.all, basis))
 		}
 		if len(v.sample.values) > 0 {
-			out = append(out, disruptionRow(k.backend, k.k, db.CompareWindow, w.sampleLabel, w.basisLabel, v.sample, v.basis, opts, keep))
+			out = append(out, a.disruptionRow(k.backend, comparison{k.k, db.CompareWindow, w.sampleLabel, w.basisLabel}, v.sample, v.basis))
 		}
 	}
 	return out, nil
@@ -154,17 +154,19 @@ func DisruptionVerdict(sample, basis Distribution, opts Options) string {
 	}
 }
 
-func disruptionRow(backend string, k scopeKey, comparison, sampleLabel, basisLabel string, sample, basis side, opts Options, keep bool) db.DisruptionStat {
+// disruptionRow is the comparison c of backend's disruption, sample against
+// basis.
+func (a *analysis) disruptionRow(backend string, c comparison, sample, basis side) db.DisruptionStat {
 	sd, bd := Distribute(sample.values), Distribute(basis.values)
 	st := db.DisruptionStat{
-		Backend: backend, Scope: k.scope, Key: k.key, Comparison: comparison,
-		SampleLabel: sampleLabel, BasisLabel: basisLabel,
+		Backend: backend, Scope: c.k.scope, Key: c.k.key, Comparison: c.kind,
+		SampleLabel: c.sampleLabel, BasisLabel: c.basisLabel,
 		SampleRuns: sd.Runs, SampleMedian: sd.Median, SampleP95: sd.P95, SampleMax: sd.Max,
 		BasisRuns: bd.Runs, BasisMedian: bd.Median, BasisP95: bd.P95, BasisMax: bd.Max,
-		P95Delta: sd.P95 - bd.P95, Verdict: DisruptionVerdict(sd, bd, opts),
+		P95Delta: sd.P95 - bd.P95, Verdict: DisruptionVerdict(sd, bd, a.opts),
 		SampleFrom: sample.first, SampleTo: sample.last, BasisFrom: basis.first, BasisTo: basis.last,
 	}
-	if keep && k.scope == db.ScopeEdge {
+	if a.keepValues && c.k.scope == db.ScopeEdge {
 		st.SampleValues, st.BasisValues = sample.values, basis.values
 	}
 	return st

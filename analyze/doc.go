@@ -4,6 +4,11 @@
 // or a flake, against the same-shaped edge one release earlier and against
 // the weeks before; and per test and scope, its flake rate.
 //
+// Compute and Run load one analysis: the counts of one snapshot, summed
+// into scope keys, with the windows and the options; its verdicts, rates,
+// disruption comparisons and the regressions' lifecycle are computed from
+// those same counts.
+//
 // The statistics (Fisher's exact test, in package stats) and the verdict rules are pure
 // functions of counts. The counting is done by SQLite, through package db,
 // which is the only package that speaks SQL; the analysis never reads a run

@@ -38,7 +38,7 @@ func (r release) less(o release) bool {
 	return r.major < o.major || r.major == o.major && r.minor < o.minor
 }
 
-// previous is the same-shaped edge one release earlier: each end one release
+// previousEdge is the same-shaped edge one release earlier: each end one release
 // back, the same kind. 4.13->4.14 minor gives 4.12->4.13 minor, 4.14 micro
 // gives 4.13 micro, 4.12->4.14 multi gives 4.11->4.13 multi. The release
 // before X.0 is the newest .Y in known; ok is false when there is none,

@@ -43,12 +43,12 @@ func (a finding) better(b finding) bool {
 	return a.v.Comparison == db.CompareRelease && b.v.Comparison != db.CompareRelease
 }
 
-// lifecycle carries the regressions from the previous analyses to this one:
-// a regression verdict (either comparison) opens a regression or reopens a
-// closed one; an open one stays open while a comparison is still a
-// regression under Hysteresis, and closes when none is.
-func lifecycle(ctx context.Context, store *db.DB, c db.AnalysisCounts, verdicts []db.SymptomVerdict, w windows, opts Options, now time.Time) ([]db.Regression, []db.RegressionChange, error) {
-	loose := Hysteresis(opts)
+// lifecycle carries the regressions from the previous analyses to this one,
+// dated now: a regression verdict (either comparison) opens a regression or
+// reopens a closed one; an open one stays open while a comparison is still
+// a regression under Hysteresis, and closes when none is.
+func (a *analysis) lifecycle(ctx context.Context, verdicts []db.SymptomVerdict, now time.Time) ([]db.Regression, []db.RegressionChange, error) {
+	loose := Hysteresis(a.opts)
 	found := map[regKey]finding{}
 	current := map[regKey]db.SymptomVerdict{} // the release comparison where there is one
 	for _, v := range verdicts {
@@ -67,7 +67,7 @@ func lifecycle(ctx context.Context, store *db.DB, c db.AnalysisCounts, verdicts 
 			found[k] = f
 		}
 	}
-	existing, err := store.Regressions(ctx, "")
+	existing, err := a.store.Regressions(ctx, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,7 +99,7 @@ func lifecycle(ctx context.Context, store *db.DB, c db.AnalysisCounts, verdicts 
 			r = withNumbers(r, f.v)
 			r.Status, r.ClosedAt, r.ReopenedAt, r.LastSeenAt = db.RegressionOpen, time.Time{}, now, now
 			r.Reopened++
-			if err := firstRun(ctx, store, c, w, &r); err != nil {
+			if err := a.firstRun(ctx, &r); err != nil {
 				return nil, nil, err
 			}
 			rows = append(rows, r)
@@ -112,7 +112,7 @@ func lifecycle(ctx context.Context, store *db.DB, c db.AnalysisCounts, verdicts 
 		}
 		r := withNumbers(db.Regression{Symptom: k.symptom, Scope: k.scope, Key: k.key}, f.v)
 		r.Status, r.OpenedAt, r.LastSeenAt = db.RegressionOpen, now, now
-		if err := firstRun(ctx, store, c, w, &r); err != nil {
+		if err := a.firstRun(ctx, &r); err != nil {
 			return nil, nil, err
 		}
 		rows = append(rows, r)
@@ -133,10 +133,10 @@ func withNumbers(r db.Regression, v db.SymptomVerdict) db.Regression {
 // firstRun sets the first run of r's sample that showed the symptom: of
 // every run of the scope key for a release comparison, of the sample
 // window's for a window comparison.
-func firstRun(ctx context.Context, store *db.DB, c db.AnalysisCounts, w windows, r *db.Regression) error {
-	jobs := jobAttrs(c)
+func (a *analysis) firstRun(ctx context.Context, r *db.Regression) error {
+	jobs := jobAttrs(a.counts)
 	var groups []db.EdgeGroup
-	for _, g := range c.Hits {
+	for _, g := range a.counts.Hits {
 		if g.Symptom != r.Symptom {
 			continue
 		}
@@ -149,9 +149,9 @@ func firstRun(ctx context.Context, store *db.DB, c db.AnalysisCounts, w windows,
 	}
 	var after time.Time
 	if r.Comparison == db.CompareWindow {
-		after = w.sample.From
+		after = a.w.sample.From
 	}
-	run, url, ok, err := store.FirstSymptomRun(ctx, r.Symptom, groups, after)
+	run, url, ok, err := a.store.FirstSymptomRun(ctx, r.Symptom, groups, after)
 	if err != nil {
 		return err
 	}
@@ -161,27 +161,27 @@ func firstRun(ctx context.Context, store *db.DB, c db.AnalysisCounts, w windows,
 	return nil
 }
 
-// keepLifecycle writes what this analysis adds to the previous ones: its
-// row in analyses, the regressions' lifecycle and the disruption
-// statistics. It returns how many regressions changed. The verdicts are
-// written before, in their own transaction: a failure here leaves them
-// stored and the lifecycle one analysis behind, which the next analysis
-// catches up.
-func keepLifecycle(ctx context.Context, store *db.DB, c db.AnalysisCounts, verdicts []db.SymptomVerdict, w windows, opts Options, asOf time.Time) (int, error) {
-	now := opts.AnalysedAt
-	if now.IsZero() {
-		now = time.Now()
+// keepLifecycle writes what this analysis adds to the previous ones, given
+// its verdicts: its row in analyses, the regressions' lifecycle and the
+// disruption statistics. It returns how many regressions changed. The
+// verdicts are written before, in their own transaction: a failure here
+// leaves them stored and the lifecycle one analysis behind, which the next
+// analysis catches up.
+func (a *analysis) keepLifecycle(ctx context.Context, verdicts []db.SymptomVerdict) (int, error) {
+	analysedAt := a.opts.AnalysedAt
+	if analysedAt.IsZero() {
+		analysedAt = time.Now()
 	}
-	now = now.UTC().Truncate(time.Second)
-	rows, changes, err := lifecycle(ctx, store, c, verdicts, w, opts, now)
+	analysedAt = analysedAt.UTC().Truncate(time.Second)
+	rows, changes, err := a.lifecycle(ctx, verdicts, analysedAt)
 	if err != nil {
 		return 0, err
 	}
-	stats, err := disruptionStats(ctx, store, c, sumScopes(c), w, db.Bounds{}, opts, false, nil)
+	stats, err := a.disruption(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := store.SaveLifecycle(ctx, db.Lifecycle{ComputedAt: now, AsOf: asOf, Regressions: rows, Changes: changes, Disruption: stats}); err != nil {
+	if _, err := a.store.SaveLifecycle(ctx, db.Lifecycle{ComputedAt: analysedAt, AsOf: a.now, Regressions: rows, Changes: changes, Disruption: stats}); err != nil {
 		return 0, err
 	}
 	return len(changes), nil

@@ -1,38 +1,17 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/openshift-eng/prowcrawl"
 )
-
-// Window is a span of run start times: From excluded, To included.
-type Window struct {
-	From, To time.Time
-}
-
-// Bounds narrow the runs the analysis counts: those started at or after
-// Since and before Until (zero: no bound), of the jobs named in Jobs (nil:
-// every job). A report's --since, --until and --job are Bounds, so that
-// every number on its page is counted from the same runs.
-type Bounds struct {
-	Since, Until time.Time
-	Jobs         []string
-}
-
-// IsZero reports whether b bounds nothing.
-func (b Bounds) IsZero() bool {
-	return b.Since.IsZero() && b.Until.IsZero() && b.Jobs == nil
-}
-
-// where is the SQL condition of b on runs r, with its arguments.
-func (b Bounds) where() (string, []any, error) {
-	return b.whereOn(onRuns("r"))
-}
 
 // RunGroup counts the finished runs of one job on one edge. The edge is the
 // runs' own (release, from_release and upgrade of runs); Release is empty
@@ -57,7 +36,26 @@ type RunGroup struct {
 	First, Last time.Time
 }
 
-// Job is the jobs row of the group's job.
+// Add adds the counts of o to g's, and widens g's First and Last to take in
+// o's; g's job and edge stay its own. The days of a group are summed with
+// it, and the analysis sums groups into scope keys with it.
+func (g *RunGroup) Add(o RunGroup) {
+	g.Runs += o.Runs
+	g.Failed += o.Failed
+	g.Sample += o.Sample
+	g.Basis += o.Basis
+	g.LeftOut += o.LeftOut
+	g.SampleLeftOut += o.SampleLeftOut
+	g.BasisLeftOut += o.BasisLeftOut
+	if !o.First.IsZero() && (g.First.IsZero() || o.First.Before(g.First)) {
+		g.First = o.First
+	}
+	if o.Last.After(g.Last) {
+		g.Last = o.Last
+	}
+}
+
+// JobRow is the jobs row of the group's job.
 func (g RunGroup) JobRow() prowcrawl.Job {
 	return prowcrawl.Job{Name: g.Job, Type: g.Type, Platform: g.Platform, Network: g.Network, Arch: g.Arch, Topology: g.Topology}
 }
@@ -306,23 +304,228 @@ func weekOf(col string) string {
 	return `strftime('%G-W%V', ` + col + `), date(` + col + `, '-6 days', 'weekday 1')`
 }
 
-// queryList runs query and scans every row with scan.
-func queryList[T any](ctx context.Context, tx *sql.Tx, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
+// The counts of a window are read by day (migration 0019): runs_days and
+// run_symptoms_days begin with the day of the run's start, then the job
+// and the edge, so that SQLite groups a window's rows by day, job and edge
+// as it reads them, without sorting them; the days are summed here into
+// the groups by job and edge, and into the weeks.
+
+// edgeGroup is a job and one of its runs' edges, and for runs the set of
+// rule versions that classified them.
+type edgeGroup struct {
+	job, release, fromRelease, upgrade string
+	ruleSet                            int64
+}
+
+func (g edgeGroup) compare(o edgeGroup) int {
+	return cmp.Or(cmp.Compare(g.job, o.job), cmp.Compare(g.release, o.release),
+		cmp.Compare(g.fromRelease, o.fromRelease), cmp.Compare(g.upgrade, o.upgrade), cmp.Compare(g.ruleSet, o.ruleSet))
+}
+
+// weekKey is a symptom (empty: the runs), a group and an ISO week.
+type weekKey struct {
+	symptom string
+	edgeGroup
+	week string
+}
+
+// isoWeek is the ISO week of day ("2026-11-05": "2026-W45") and its Monday,
+// as SQLite's strftime('%G-W%V') and date(day, '-6 days', 'weekday 1')
+// compute them. ok is false for a day that is not a date.
+func isoWeek(day string) (week string, monday time.Time, ok bool) {
+	t, err := time.Parse(time.DateOnly, day)
 	if err != nil {
-		return nil, err
+		return "", time.Time{}, false
 	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
+	y, w := t.ISOWeek()
+	return fmt.Sprintf("%04d-W%02d", y, w), t.AddDate(0, 0, -((int(t.Weekday()) + 6) % 7)), true
+}
+
+// addWeek adds n runs to the week of day.
+func addWeek(weeks map[weekKey]*WeekGroup, symptom string, g edgeGroup, day sql.NullString, n int) {
+	if n == 0 || !day.Valid {
+		return
+	}
+	week, monday, ok := isoWeek(day.String)
+	if !ok {
+		return
+	}
+	k := weekKey{symptom, g, week}
+	w := weeks[k]
+	if w == nil {
+		w = &WeekGroup{Symptom: symptom, Job: g.job, Release: g.release, FromRelease: g.fromRelease, Upgrade: g.upgrade,
+			RuleSet: g.ruleSet, Week: week, Monday: monday}
+		weeks[k] = w
+	}
+	w.Runs += n
+}
+
+// sortedWeeks are the weeks in the order of their keys.
+func sortedWeeks(weeks map[weekKey]*WeekGroup) []WeekGroup {
+	keys := slices.SortedFunc(maps.Keys(weeks), func(a, b weekKey) int {
+		return cmp.Or(cmp.Compare(a.symptom, b.symptom), a.edgeGroup.compare(b.edgeGroup), cmp.Compare(a.week, b.week))
+	})
+	out := make([]WeekGroup, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, *weeks[k])
+	}
+	return out
+}
+
+// windowArgs are the ends of the sample and basis windows, parameters ?1
+// to ?4 of the counts.
+func windowArgs(o CountOptions) []any {
+	return []any{formatTime(o.Sample.From), formatTime(o.Sample.To), formatTime(o.Basis.From), formatTime(o.Basis.To)}
+}
+
+// windowRuns reads c.Runs (and with o.Weeks the runs' weeks) for the
+// window o.Bounds, by day from runs_days.
+func (c *AnalysisCounts) windowRuns(ctx context.Context, tx *sql.Tx, o CountOptions) error {
+	jobs := map[string]prowcrawl.Job{}
+	err := queryEach(ctx, tx, func(rows *sql.Rows) error {
+		var j prowcrawl.Job
+		if err := rows.Scan(&j.Name, &j.Type, &j.Platform, &j.Network, &j.Arch, &j.Topology); err != nil {
+			return err
 		}
-		out = append(out, v)
+		jobs[j.Name] = j
+		return nil
+	}, `SELECT name, coalesce(type, ''), coalesce(platform, ''), coalesce(network, ''), coalesce(arch, ''), coalesce(topology, '') FROM jobs`)
+	if err != nil {
+		return err
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+
+	r := onRuns("r")
+	cond, args, err := o.Bounds.whereDays(r)
+	if err != nil {
+		return err
 	}
-	return out, rows.Close()
+	started, left := startedRun, `r.upgrade_started = 0`
+	sample, basis := r.in("?1", "?2"), r.in("?3", "?4")
+	query := `SELECT r.job, ` + r.edge() + `, coalesce(r.rule_set, 0), ` + r.day() + `,
+	count(CASE WHEN ` + started + ` THEN 1 END),
+	count(CASE WHEN ` + started + ` AND r.result <> 'success' THEN 1 END),
+	count(CASE WHEN ` + started + ` AND ` + sample + ` THEN 1 END),
+	count(CASE WHEN ` + started + ` AND ` + basis + ` THEN 1 END),
+	count(CASE WHEN ` + left + ` THEN 1 END),
+	count(CASE WHEN ` + left + ` AND ` + sample + ` THEN 1 END),
+	count(CASE WHEN ` + left + ` AND ` + basis + ` THEN 1 END),
+	min(CASE WHEN ` + started + ` THEN r.started_at END),
+	max(CASE WHEN ` + started + ` THEN r.started_at END)
+FROM runs r INDEXED BY runs_days
+WHERE ` + countedRun + cond + `
+GROUP BY ` + r.day() + `, r.job, r.release, r.from_release, r.upgrade, r.rule_set`
+	groups := map[edgeGroup]*RunGroup{}
+	weeks := map[weekKey]*WeekGroup{}
+	err = queryEach(ctx, tx, func(rows *sql.Rows) error {
+		var g edgeGroup
+		var day, first, last sql.NullString
+		var n RunGroup
+		if err := rows.Scan(&g.job, &g.release, &g.fromRelease, &g.upgrade, &g.ruleSet, &day, &n.Runs, &n.Failed, &n.Sample, &n.Basis,
+			&n.LeftOut, &n.SampleLeftOut, &n.BasisLeftOut, &first, &last); err != nil {
+			return err
+		}
+		j, ok := jobs[g.job]
+		if !ok {
+			return nil // as a join with jobs leaves it out
+		}
+		var err error
+		if n.First, err = parseTime(first); err != nil {
+			return err
+		}
+		if n.Last, err = parseTime(last); err != nil {
+			return err
+		}
+		t := groups[g]
+		if t == nil {
+			t = &RunGroup{Job: g.job, Release: g.release, FromRelease: g.fromRelease, Upgrade: g.upgrade, RuleSet: g.ruleSet,
+				Platform: j.Platform, Network: j.Network, Arch: j.Arch, Topology: j.Topology, Type: j.Type}
+			groups[g] = t
+		}
+		t.Add(n)
+		if o.Weeks {
+			addWeek(weeks, "", g, day, n.Runs)
+		}
+		return nil
+	}, query, append(windowArgs(o), args...)...)
+	if err != nil {
+		return err
+	}
+	for _, g := range slices.SortedFunc(maps.Keys(groups), edgeGroup.compare) {
+		c.Runs = append(c.Runs, *groups[g])
+	}
+	if o.Weeks {
+		c.Weeks = append(c.Weeks, sortedWeeks(weeks)...)
+	}
+	return nil
+}
+
+// symptomDays reads c.Hits (and with o.Weeks the symptoms' weeks) for the
+// runs o.Bounds bounds, by day from run_symptoms_days.
+func (c *AnalysisCounts) symptomDays(ctx context.Context, tx *sql.Tx, o CountOptions) error {
+	rs := onCopies("rs")
+	cond, args, err := o.Bounds.whereDays(rs)
+	if err != nil {
+		return err
+	}
+	query := `SELECT s.id, rs.job, ` + rs.edge() + `, ` + rs.day() + `,
+	count(*),
+	count(CASE WHEN ` + rs.result + ` <> 'success' THEN 1 END),
+	count(CASE WHEN ` + rs.in("?1", "?2") + ` THEN 1 END),
+	count(CASE WHEN ` + rs.in("?3", "?4") + ` THEN 1 END)
+FROM symptoms s
+CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_days ON rs.symptom_id = s.id
+WHERE s.active = 1 AND ` + rs.counted() + ` AND ` + rs.started() + ` AND rs.rule_hash IS s.rule_hash` + cond + `
+GROUP BY s.id, ` + rs.day() + `, rs.job, ` + rs.release + `, ` + rs.fromRelease + `, ` + rs.upgrade
+	type hitKey struct {
+		symptom string
+		edgeGroup
+	}
+	hits := map[hitKey]*SymptomGroup{}
+	weeks := map[weekKey]*WeekGroup{}
+	err = queryEach(ctx, tx, func(rows *sql.Rows) error {
+		var k hitKey
+		var day sql.NullString
+		var n SymptomGroup
+		if err := rows.Scan(&k.symptom, &k.job, &k.release, &k.fromRelease, &k.upgrade, &day, &n.Runs, &n.Failed, &n.Sample, &n.Basis); err != nil {
+			return err
+		}
+		h := hits[k]
+		if h == nil {
+			h = &SymptomGroup{Symptom: k.symptom, Job: k.job, Release: k.release, FromRelease: k.fromRelease, Upgrade: k.upgrade}
+			hits[k] = h
+		}
+		h.Runs += n.Runs
+		h.Failed += n.Failed
+		h.Sample += n.Sample
+		h.Basis += n.Basis
+		if o.Weeks {
+			addWeek(weeks, k.symptom, k.edgeGroup, day, n.Runs)
+		}
+		return nil
+	}, query, append(windowArgs(o), args...)...)
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(hits), func(a, b hitKey) int {
+		return cmp.Or(cmp.Compare(a.symptom, b.symptom), a.edgeGroup.compare(b.edgeGroup))
+	}) {
+		c.Hits = append(c.Hits, *hits[k])
+	}
+	if o.Weeks {
+		c.Weeks = append(c.Weeks, sortedWeeks(weeks)...)
+	}
+	return nil
+}
+
+// scanWeek scans a row of weekly counts: symptom, job, edge, week, its
+// Monday and the runs.
+func scanWeek(rows *sql.Rows) (WeekGroup, error) {
+	var g WeekGroup
+	var monday string
+	if err := rows.Scan(&g.Symptom, &g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.RuleSet, &g.Week, &monday, &g.Runs); err != nil {
+		return g, err
+	}
+	var err error
+	g.Monday, err = time.Parse(time.DateOnly, monday)
+	return g, err
 }

@@ -1,9 +1,11 @@
 package db
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,5 +79,108 @@ func TestWriteTimelinesAndDisruptions(t *testing.T) {
 	bad.Disruptions = []prowcrawl.RunDisruption{{File: "f", Backend: "b", Seconds: -1, Source: prowcrawl.DisruptionFromFile}}
 	if err := d.Write(t.Context(), []prowcrawl.Record{bad}, nil); err == nil {
 		t.Error("negative seconds stored")
+	}
+}
+
+// TestDisruptionCellsWindow checks the disruption a window reads by day
+// (whole days from disruption_days, the days an end cuts from the totals)
+// against each run's total counted straight from run_disruptions and runs:
+// per job, backend and total, the runs in the window, in the sample and in
+// the basis window, and the first and last start of each.
+func TestDisruptionCellsWindow(t *testing.T) {
+	d := anStore(t)
+	var recs []prowcrawl.Record
+	for i := range 60 {
+		// Runs every five hours over twelve days, of two jobs; a few
+		// totals repeat, one run in seven never began its upgrade.
+		start := anNow.Add(-time.Duration(i*5) * time.Hour)
+		j := anMinor
+		if i%3 == 0 {
+			j = anMicro
+		}
+		r := winRun(j, int64(100+i), []string{"success", "failure", "error", "aborted"}[i%4], start, "etcd")
+		r.Disruptions[0].Seconds = float64(i % 4)
+		if i%7 == 0 {
+			never := false
+			r.Run.UpgradeStarted = &never
+		}
+		recs = append(recs, r)
+	}
+	write(t, d, recs)
+	h := time.Hour
+	sample := Window{From: anNow.Add(-3*24*h - 2*h), To: anNow.Add(-h)}
+	basis := Window{From: anNow.Add(-20 * 24 * h), To: sample.From}
+	// A window, and the whole history (zero bounds), as analyze reads it.
+	for _, b := range []Bounds{{Since: anNow.Add(-9*24*h - 7*h)}, {}} {
+		type sums struct {
+			runs, sample, basis                       int
+			first, last, sFirst, sLast, bFirst, bLast string
+		}
+		lo := func(a, b string) string {
+			if a == "" || b != "" && b < a {
+				return b
+			}
+			return a
+		}
+		hi := func(a, b string) string { return max(a, b) }
+		got := map[string]*sums{}
+		if err := d.DisruptionCells(t.Context(), b, sample, basis, func(c DisruptionCell) error {
+			k := fmt.Sprintf("%s %s %v", c.Job, c.Backend, c.Seconds)
+			s := got[k]
+			if s == nil {
+				s = &sums{}
+				got[k] = s
+			}
+			s.runs, s.sample, s.basis = s.runs+c.Runs, s.sample+c.Sample, s.basis+c.Basis
+			f := func(t time.Time) string {
+				if t.IsZero() {
+					return ""
+				}
+				return formatTime(t)
+			}
+			s.first, s.last = lo(s.first, f(c.First)), hi(s.last, f(c.Last))
+			s.sFirst, s.sLast = lo(s.sFirst, f(c.SampleFirst)), hi(s.sLast, f(c.SampleLast))
+			s.bFirst, s.bLast = lo(s.bFirst, f(c.BasisFirst)), hi(s.bLast, f(c.BasisLast))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		since := ""
+		if !b.Since.IsZero() {
+			since = " AND r.started_at >= '" + formatTime(b.Since) + "'"
+		}
+		rows := queryStrings(t, d.db, `SELECT r.job || ' ' || d.backend || ' ' || sum(d.disrupted_s) || '|' || r.started_at FROM runs r
+	JOIN run_disruptions d ON d.job = r.job AND d.build_id = r.build_id
+	WHERE r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0 `+since+`
+	GROUP BY r.job, r.build_id, d.backend HAVING sum(d.disrupted_s) IS NOT NULL`)
+		want := map[string]*sums{}
+		for _, row := range rows {
+			k, at, _ := strings.Cut(row, "|")
+			// SQL prints 2.0, Go's %v 2.
+			k = strings.TrimSuffix(k, ".0")
+			s := want[k]
+			if s == nil {
+				s = &sums{}
+				want[k] = s
+			}
+			s.runs++
+			s.first, s.last = lo(s.first, at), hi(s.last, at)
+			if at > formatTime(sample.From) && at <= formatTime(sample.To) {
+				s.sample++
+				s.sFirst, s.sLast = lo(s.sFirst, at), hi(s.sLast, at)
+			}
+			if at > formatTime(basis.From) && at <= formatTime(basis.To) {
+				s.basis++
+				s.bFirst, s.bLast = lo(s.bFirst, at), hi(s.bLast, at)
+			}
+		}
+		if len(want) < 6 || len(got) != len(want) {
+			t.Errorf("%d cells' keys, want %d (of %d runs' totals)", len(got), len(want), len(rows))
+		}
+		for k, w := range want {
+			if g := got[k]; g == nil || *g != *w {
+				t.Errorf("%s: got %+v, want %+v", k, g, w)
+			}
+		}
 	}
 }

@@ -212,25 +212,18 @@ func exportChildren[T any](ctx context.Context, d *DB, page []ExportRun, what, q
 		index[runKey{e.Run.Job, e.Run.BuildID}] = i
 	}
 	first, last := page[0].Run, page[len(page)-1].Run
-	rows, err := d.db.QueryContext(ctx, query, first.Job, first.BuildID, last.Job, last.BuildID)
-	if err != nil {
-		return fmt.Errorf("export %s: %w", what, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err := queryEach(ctx, d.db, func(rows *sql.Rows) error {
 		var k runKey
 		var v T
 		if err := scan(rows, &k, &v); err != nil {
-			return fmt.Errorf("export %s: %w", what, err)
+			return err
 		}
 		if i, ok := index[k]; ok {
 			add(&page[i], v)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("export %s: %w", what, err)
-	}
-	if err := rows.Close(); err != nil {
+		return nil
+	}, query, first.Job, first.BuildID, last.Job, last.BuildID)
+	if err != nil {
 		return fmt.Errorf("export %s: %w", what, err)
 	}
 	return nil

@@ -252,21 +252,18 @@ func NeedsMigration(ctx context.Context, path string) (bool, error) {
 }
 
 // appliedVersions are the versions recorded in schema_migrations.
-func appliedVersions(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}) (map[int64]bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+func appliedVersions(ctx context.Context, q queryer) (map[int64]bool, error) {
+	vs, err := queryList(ctx, q, func(rows *sql.Rows) (int64, error) {
+		var v int64
+		err := rows.Scan(&v)
+		return v, err
+	}, `SELECT version FROM schema_migrations`)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
+	out := make(map[int64]bool, len(vs))
+	for _, v := range vs {
 		out[v] = true
 	}
-	return out, rows.Err()
+	return out, nil
 }

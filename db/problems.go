@@ -48,7 +48,23 @@ FROM runs r`).Scan(&c.Unreadable, &c.GivenUp, &c.Malformed)
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT r.job, r.build_id, r.url, r.started_at, r.fetch_status, r.fetch_error,
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (RunProblem, error) {
+		var p RunProblem
+		var started, fetchErr, givenUp, kind, object, message sql.NullString
+		if err := rows.Scan(&p.Job, &p.BuildID, &p.URL, &started, &p.FetchStatus, &fetchErr,
+			&p.FetchAttempts, &givenUp, &kind, &object, &message, &p.Errors); err != nil {
+			return p, err
+		}
+		var err error
+		if p.StartedAt, err = parseTime(started); err != nil {
+			return p, fmt.Errorf("%s/%d: %w", p.Job, p.BuildID, err)
+		}
+		if p.GivenUpAt, err = parseTime(givenUp); err != nil {
+			return p, fmt.Errorf("%s/%d: %w", p.Job, p.BuildID, err)
+		}
+		p.FetchError, p.Kind, p.Object, p.Message = fetchErr.String, kind.String, object.String, message.String
+		return p, nil
+	}, `SELECT r.job, r.build_id, r.url, r.started_at, r.fetch_status, r.fetch_error,
 	r.fetch_attempts, r.given_up_at, e.kind, e.object, e.message,
 	(SELECT count(*) FROM run_errors x WHERE x.job = r.job AND x.build_id = r.build_id)
 FROM runs r LEFT JOIN run_errors e ON e.rowid = (
@@ -60,26 +76,5 @@ LIMIT ?`, limit)
 	if err != nil {
 		return c, nil, fmt.Errorf("runs with problems: %w", err)
 	}
-	defer rows.Close()
-	var out []RunProblem
-	for rows.Next() {
-		var p RunProblem
-		var started, fetchErr, givenUp, kind, object, message sql.NullString
-		if err := rows.Scan(&p.Job, &p.BuildID, &p.URL, &started, &p.FetchStatus, &fetchErr,
-			&p.FetchAttempts, &givenUp, &kind, &object, &message, &p.Errors); err != nil {
-			return c, nil, fmt.Errorf("runs with problems: %w", err)
-		}
-		if p.StartedAt, err = parseTime(started); err != nil {
-			return c, nil, fmt.Errorf("runs with problems: %s/%d: %w", p.Job, p.BuildID, err)
-		}
-		if p.GivenUpAt, err = parseTime(givenUp); err != nil {
-			return c, nil, fmt.Errorf("runs with problems: %s/%d: %w", p.Job, p.BuildID, err)
-		}
-		p.FetchError, p.Kind, p.Object, p.Message = fetchErr.String, kind.String, object.String, message.String
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return c, nil, fmt.Errorf("runs with problems: %w", err)
-	}
-	return c, out, rows.Close()
+	return c, out, nil
 }

@@ -38,27 +38,32 @@ type SymptomRate struct {
 // for one symptom (all when empty), ordered by symptom, scope and key: the
 // SQL side of the tests that the views and analyze count the same runs.
 func (d *DB) ViewRates(ctx context.Context, symptom string) ([]SymptomRate, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT symptom, scope, scope_key, finished_runs, runs_with, failed_with,
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (SymptomRate, error) {
+		var r SymptomRate
+		var rate, share sql.NullFloat64
+		err := rows.Scan(&r.Symptom, &r.Scope, &r.Key, &r.FinishedRuns, &r.RunsWith, &r.FailedWith, &r.PassedWith,
+			&rate, &r.FailedRuns, &share, &r.LeftOut)
+		r.Rate, r.ShareOfFailures = floatOrNaN(rate), floatOrNaN(share)
+		return r, err
+	}, `SELECT symptom, scope, scope_key, finished_runs, runs_with, failed_with,
 	passed_with, rate, failed_runs, share_of_failures, left_out
 FROM v_symptom_rates WHERE ? = '' OR symptom = ?
 ORDER BY symptom, scope, scope_key`, symptom, symptom)
 	if err != nil {
 		return nil, fmt.Errorf("view rates: %w", err)
 	}
-	defer rows.Close()
-	var out []SymptomRate
-	for rows.Next() {
-		var r SymptomRate
-		var rate, share sql.NullFloat64
-		if err := rows.Scan(&r.Symptom, &r.Scope, &r.Key, &r.FinishedRuns, &r.RunsWith, &r.FailedWith, &r.PassedWith,
-			&rate, &r.FailedRuns, &share, &r.LeftOut); err != nil {
-			return nil, fmt.Errorf("view rates: %w", err)
-		}
-		r.Rate, r.ShareOfFailures = floatOrNaN(rate), floatOrNaN(share)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("view rates: %w", err)
-	}
 	return out, nil
+}
+
+// WeeklyRate is a symptom's rate on an edge over one ISO week, or over
+// several consecutive weeks merged because one alone held too few runs to
+// show as a point of a trend (From and To are then their Mondays).
+type WeeklyRate struct {
+	Edge      string
+	Week      string    // the ISO week, "2026-W47", or the first and last of merged weeks, "2026-W45..W47"
+	WeekStart time.Time // its Monday, 00:00 UTC (the first week's when merged)
+	WeekEnd   time.Time // the Monday after the last week
+	Runs      int       // counted runs started in those weeks
+	Hits      int       // of those, the runs showing the symptom
+	Rate      float64   // Hits / Runs
 }

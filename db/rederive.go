@@ -70,23 +70,19 @@ WHERE job = ?4 AND (release IS NOT ?1 OR from_release IS NOT ?2 OR upgrade IS NO
 
 // storedJobs are the stored jobs with their variants derived again.
 func storedJobs(ctx context.Context, tx *sql.Tx) (map[string]prowcrawl.Job, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name, coalesce(type, '') FROM jobs`)
+	jobs := map[string]prowcrawl.Job{}
+	err := queryEach(ctx, tx, func(rows *sql.Rows) error {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return err
+		}
+		jobs[name] = prowcrawl.JobFromName(name, typ == prowcrawl.TypePresubmit)
+		return nil
+	}, `SELECT name, coalesce(type, '') FROM jobs`)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	jobs := map[string]prowcrawl.Job{}
-	for rows.Next() {
-		var name, typ string
-		if err := rows.Scan(&name, &typ); err != nil {
-			return nil, err
-		}
-		jobs[name] = prowcrawl.JobFromName(name, typ == prowcrawl.TypePresubmit)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return jobs, rows.Close()
+	return jobs, nil
 }
 
 // fillUpgradeStarted sets runs.upgrade_started from what is stored, as
@@ -127,23 +123,14 @@ GROUP BY job, build_id`, prow.AckUpgradeTest); err != nil {
 // each group of runs of one job on one edge.
 func fillKeys(ctx context.Context, tx *sql.Tx, jobs map[string]prowcrawl.Job) error {
 	type group struct{ job, release, from, upgrade sql.NullString }
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT job, release, from_release, upgrade FROM runs INDEXED BY runs_analysis`)
+	groups, err := queryList(ctx, tx, func(rows *sql.Rows) (group, error) {
+		var g group
+		err := rows.Scan(&g.job, &g.release, &g.from, &g.upgrade)
+		return g, err
+	}, `SELECT DISTINCT job, release, from_release, upgrade FROM runs INDEXED BY runs_analysis`)
 	if err != nil {
 		return fmt.Errorf("run keys: %w", err)
 	}
-	var groups []group
-	for rows.Next() {
-		var g group
-		if err := rows.Scan(&g.job, &g.release, &g.from, &g.upgrade); err != nil {
-			rows.Close()
-			return fmt.Errorf("run keys: %w", err)
-		}
-		groups = append(groups, g)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("run keys: %w", err)
-	}
-	rows.Close()
 	for _, g := range groups {
 		j, ok := jobs[g.job.String]
 		if !ok {

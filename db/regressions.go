@@ -145,11 +145,6 @@ func (d *DB) Regressions(ctx context.Context, status string) ([]Regression, erro
 	return regressions(ctx, d.db, status)
 }
 
-// queryer is a database or a transaction.
-type queryer interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}
-
 func regressions(ctx context.Context, db queryer, status string) ([]Regression, error) {
 	q := `SELECT ` + regressionColumns + ` FROM regressions g LEFT JOIN symptoms s ON s.id = g.symptom_id`
 	var args []any
@@ -158,20 +153,8 @@ func regressions(ctx context.Context, db queryer, status string) ([]Regression, 
 		args = append(args, status)
 	}
 	q += ` ORDER BY g.status = 'closed', g.opened_at, g.symptom_id, g.scope, g.scope_key`
-	rows, err := db.QueryContext(ctx, q, args...)
+	out, err := queryList(ctx, db, func(rows *sql.Rows) (Regression, error) { return scanRegression(rows) }, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("regressions: %w", err)
-	}
-	defer rows.Close()
-	var out []Regression
-	for rows.Next() {
-		r, err := scanRegression(rows)
-		if err != nil {
-			return nil, fmt.Errorf("regressions: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("regressions: %w", err)
 	}
 	return out, nil
@@ -210,22 +193,15 @@ func (d *DB) RegressionChanges(ctx context.Context, since time.Time) (c Changes,
 	if since.IsZero() {
 		cond, args = `a.id = (SELECT max(id) FROM analyses)`, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT a.id, a.computed_at, a.as_of FROM analyses a WHERE `+cond+` ORDER BY a.id`, args...)
-	if err != nil {
-		return c, fmt.Errorf("regression changes: %w", err)
-	}
-	for rows.Next() {
+	c.Analyses, err = queryList(ctx, tx, func(rows *sql.Rows) (Analysis, error) {
 		var a Analysis
 		var at, asOf sql.NullString
-		if err := rows.Scan(&a.ID, &at, &asOf); err != nil {
-			rows.Close()
-			return c, fmt.Errorf("regression changes: %w", err)
-		}
+		err := rows.Scan(&a.ID, &at, &asOf)
 		a.ComputedAt, _ = parseTime(at)
 		a.AsOf, _ = parseTime(asOf)
-		c.Analyses = append(c.Analyses, a)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return a, err
+	}, `SELECT a.id, a.computed_at, a.as_of FROM analyses a WHERE `+cond+` ORDER BY a.id`, args...)
+	if err != nil {
 		return c, fmt.Errorf("regression changes: %w", err)
 	}
 	if len(c.Analyses) == 0 {
@@ -233,22 +209,12 @@ func (d *DB) RegressionChanges(ctx context.Context, since time.Time) (c Changes,
 	}
 	first := c.Analyses[0].ID
 	// Each regression's last change in the analyses counted.
-	rows, err = tx.QueryContext(ctx, `SELECT ch.change, `+regressionColumns+`
-FROM (SELECT symptom_id, scope, scope_key, change, max(analysis_id) FROM regression_changes
-	WHERE analysis_id >= ? GROUP BY symptom_id, scope, scope_key) ch
-JOIN regressions g ON g.symptom_id = ch.symptom_id AND g.scope = ch.scope AND g.scope_key = ch.scope_key
-LEFT JOIN symptoms s ON s.id = g.symptom_id
-ORDER BY g.symptom_id, g.scope, g.scope_key`, first)
-	if err != nil {
-		return c, fmt.Errorf("regression changes: %w", err)
-	}
 	changed := map[[3]string]bool{}
-	for rows.Next() {
+	err = queryEach(ctx, tx, func(rows *sql.Rows) error {
 		var change string
 		r, err := scanRegression(rows, &change)
 		if err != nil {
-			rows.Close()
-			return c, fmt.Errorf("regression changes: %w", err)
+			return err
 		}
 		changed[[3]string{r.Symptom, r.Scope, r.Key}] = true
 		switch change {
@@ -259,8 +225,14 @@ ORDER BY g.symptom_id, g.scope, g.scope_key`, first)
 		case ChangeClosed:
 			c.Closed = append(c.Closed, r)
 		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil
+	}, `SELECT ch.change, `+regressionColumns+`
+FROM (SELECT symptom_id, scope, scope_key, change, max(analysis_id) FROM regression_changes
+	WHERE analysis_id >= ? GROUP BY symptom_id, scope, scope_key) ch
+JOIN regressions g ON g.symptom_id = ch.symptom_id AND g.scope = ch.scope AND g.scope_key = ch.scope_key
+LEFT JOIN symptoms s ON s.id = g.symptom_id
+ORDER BY g.symptom_id, g.scope, g.scope_key`, first)
+	if err != nil {
 		return c, fmt.Errorf("regression changes: %w", err)
 	}
 	open, err := regressions(ctx, tx, RegressionOpen)

@@ -95,25 +95,17 @@ ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.de
 
 // Symptoms lists the symptoms table, active ones first.
 func (d *DB) Symptoms(ctx context.Context) ([]Symptom, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, title, coalesce(description, ''), coalesce(bug, ''), source, active,
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (Symptom, error) {
+		var s Symptom
+		var topology, notTopology string
+		err := rows.Scan(&s.ID, &s.Title, &s.Description, &s.Bug, &s.Source, &s.Active,
+			&s.RuleHash, &topology, &notTopology)
+		s.Reach = prowcrawl.Reach{Topology: topologiesOf(topology), NotTopology: topologiesOf(notTopology)}
+		return s, err
+	}, `SELECT id, title, coalesce(description, ''), coalesce(bug, ''), source, active,
 	coalesce(rule_hash, ''), coalesce(topology, ''), coalesce(not_topology, '')
 FROM symptoms ORDER BY active DESC, id`)
 	if err != nil {
-		return nil, fmt.Errorf("symptoms: %w", err)
-	}
-	defer rows.Close()
-	var out []Symptom
-	for rows.Next() {
-		var s Symptom
-		var topology, notTopology string
-		if err := rows.Scan(&s.ID, &s.Title, &s.Description, &s.Bug, &s.Source, &s.Active,
-			&s.RuleHash, &topology, &notTopology); err != nil {
-			return nil, fmt.Errorf("symptoms: %w", err)
-		}
-		s.Reach = prowcrawl.Reach{Topology: topologiesOf(topology), NotTopology: topologiesOf(notTopology)}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("symptoms: %w", err)
 	}
 	return out, nil
@@ -131,7 +123,11 @@ type SymptomCount struct {
 // and of those the runs that did not succeed: the numbers a rate's
 // numerator counts, as v_counted_runs does.
 func (d *DB) SymptomCounts(ctx context.Context) ([]SymptomCount, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT rs.job, rs.symptom_id, count(*), count(CASE WHEN r.result <> 'success' THEN 1 END)
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (SymptomCount, error) {
+		var c SymptomCount
+		err := rows.Scan(&c.Job, &c.Symptom, &c.Runs, &c.Failed)
+		return c, err
+	}, `SELECT rs.job, rs.symptom_id, count(*), count(CASE WHEN r.result <> 'success' THEN 1 END)
 FROM run_symptoms rs
 JOIN symptoms s ON s.id = rs.symptom_id AND s.active = 1 AND rs.rule_hash IS s.rule_hash
 JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
@@ -141,18 +137,6 @@ WHERE r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0
 		AND (s.topology IS NULL OR instr(',' || s.topology || ',', ',' || j.topology || ',') > 0)))
 GROUP BY 1, 2 ORDER BY 1, 2`)
 	if err != nil {
-		return nil, fmt.Errorf("symptom counts: %w", err)
-	}
-	defer rows.Close()
-	var out []SymptomCount
-	for rows.Next() {
-		var c SymptomCount
-		if err := rows.Scan(&c.Job, &c.Symptom, &c.Runs, &c.Failed); err != nil {
-			return nil, fmt.Errorf("symptom counts: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("symptom counts: %w", err)
 	}
 	return out, nil
@@ -198,4 +182,83 @@ ORDER BY r.started_at DESC, r.job LIMIT ?`, limit)
 		return nil, fmt.Errorf("runs with symptoms: %w", err)
 	}
 	return out, nil
+}
+
+// Reclassified is a stored run's symptoms as found again.
+type Reclassified struct {
+	Job      string
+	BuildID  int64
+	Symptoms []prowcrawl.RunSymptom
+	// Rules are the rule versions that classified the run again: they
+	// replace those that classified it before.
+	Rules []prowcrawl.RuleVersion
+}
+
+// ReplaceSymptoms replaces the run_symptoms of the given runs and the rule
+// versions that classified them, all in one transaction; the runs' other
+// rows are left as they are. A run that is
+// not stored is an error, and nothing is written. The symptoms must be in
+// the symptoms table (see SyncSymptoms).
+func (d *DB) ReplaceSymptoms(ctx context.Context, runs []Reclassified) (err error) {
+	if len(runs) == 0 {
+		return nil
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("replace symptoms: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, rollback(tx))
+		}
+	}()
+	del, err := tx.PrepareContext(ctx, deleteSymptoms)
+	if err != nil {
+		return fmt.Errorf("replace symptoms: %w", err)
+	}
+	defer del.Close()
+	ins, err := tx.PrepareContext(ctx, insertSymptom)
+	if err != nil {
+		return fmt.Errorf("replace symptoms: %w", err)
+	}
+	defer ins.Close()
+	exists, err := tx.PrepareContext(ctx, `SELECT count(*) FROM runs WHERE job = ? AND build_id = ?`)
+	if err != nil {
+		return fmt.Errorf("replace symptoms: %w", err)
+	}
+	defer exists.Close()
+	setRun, err := tx.PrepareContext(ctx, `UPDATE runs SET rule_set = ? WHERE job = ? AND build_id = ?`)
+	if err != nil {
+		return fmt.Errorf("replace symptoms: %w", err)
+	}
+	defer setRun.Close()
+	var sets ruleSets
+	for _, r := range runs {
+		var n int
+		if err := exists.QueryRowContext(ctx, r.Job, r.BuildID).Scan(&n); err != nil {
+			return fmt.Errorf("replace symptoms of %s/%d: %w", r.Job, r.BuildID, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("replace symptoms of %s/%d: no such run", r.Job, r.BuildID)
+		}
+		if _, err := del.ExecContext(ctx, r.Job, r.BuildID); err != nil {
+			return fmt.Errorf("replace symptoms of %s/%d: %w", r.Job, r.BuildID, err)
+		}
+		set, err := sets.id(ctx, tx, r.Rules)
+		if err != nil {
+			return fmt.Errorf("replace symptoms of %s/%d: %w", r.Job, r.BuildID, err)
+		}
+		if _, err := setRun.ExecContext(ctx, set, r.Job, r.BuildID); err != nil {
+			return fmt.Errorf("replace symptoms of %s/%d: %w", r.Job, r.BuildID, err)
+		}
+		for _, sy := range r.Symptoms {
+			if _, err := ins.ExecContext(ctx, symptomArgs(r.Job, r.BuildID, sy)...); err != nil {
+				return fmt.Errorf("replace symptom %s of %s/%d: %w", sy.SymptomID, r.Job, r.BuildID, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("replace symptoms: commit: %w", err)
+	}
+	return nil
 }

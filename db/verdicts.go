@@ -167,7 +167,7 @@ func (d *DB) Verdicts(ctx context.Context, f Filter) ([]SymptomVerdict, error) {
 	if f.Symptom != "" {
 		w.add(`v.symptom_id = ?`, f.Symptom)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT v.symptom_id, v.scope, v.scope_key, v.comparison,
+	out, err := queryList(ctx, d.db, scanVerdict, `SELECT v.symptom_id, v.scope, v.scope_key, v.comparison,
 	v.sample_label, v.basis_label, v.sample_runs, v.sample_hits, v.basis_runs, v.basis_hits,
 	v.sample_rate, v.basis_rate, v.p_value, v.verdict, v.computed_at, s.title, coalesce(s.bug, ''),
 	v.sample_from, v.sample_to, v.basis_from, v.basis_to, v.sample_left_out, v.basis_left_out,
@@ -178,36 +178,32 @@ ORDER BY v.symptom_id, v.scope, v.scope_key, v.comparison`, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
-	defer rows.Close()
-	var out []SymptomVerdict
-	for rows.Next() {
-		var v SymptomVerdict
-		var sampleRate, basisRate, p sql.NullFloat64
-		var at, sf, st, bf, bt sql.NullString
-		if err := rows.Scan(&v.Symptom, &v.Scope, &v.Key, &v.Comparison, &v.SampleLabel, &v.BasisLabel,
-			&v.SampleRuns, &v.SampleHits, &v.BasisRuns, &v.BasisHits, &sampleRate, &basisRate, &p,
-			&v.Verdict, &at, &v.Title, &v.Bug, &sf, &st, &bf, &bt, &v.SampleLeftOut, &v.BasisLeftOut,
-			&v.SampleUnclassified, &v.BasisUnclassified); err != nil {
-			return nil, fmt.Errorf("verdicts: %w", err)
-		}
-		for _, t := range []struct {
-			dst *time.Time
-			src sql.NullString
-		}{{&v.SampleFrom, sf}, {&v.SampleTo, st}, {&v.BasisFrom, bf}, {&v.BasisTo, bt}} {
-			if *t.dst, err = parseTime(t.src); err != nil {
-				return nil, fmt.Errorf("verdicts: %w", err)
-			}
-		}
-		v.SampleRate, v.BasisRate, v.P = floatOrNaN(sampleRate), floatOrNaN(basisRate), floatOrNaN(p)
-		if v.ComputedAt, err = parseTime(at); err != nil {
-			return nil, fmt.Errorf("verdicts: %w", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("verdicts: %w", err)
-	}
 	return out, nil
+}
+
+// scanVerdict scans a row of Verdicts' query.
+func scanVerdict(rows *sql.Rows) (SymptomVerdict, error) {
+	var v SymptomVerdict
+	var sampleRate, basisRate, p sql.NullFloat64
+	var at, sf, st, bf, bt sql.NullString
+	if err := rows.Scan(&v.Symptom, &v.Scope, &v.Key, &v.Comparison, &v.SampleLabel, &v.BasisLabel,
+		&v.SampleRuns, &v.SampleHits, &v.BasisRuns, &v.BasisHits, &sampleRate, &basisRate, &p,
+		&v.Verdict, &at, &v.Title, &v.Bug, &sf, &st, &bf, &bt, &v.SampleLeftOut, &v.BasisLeftOut,
+		&v.SampleUnclassified, &v.BasisUnclassified); err != nil {
+		return v, err
+	}
+	var err error
+	for _, t := range []struct {
+		dst *time.Time
+		src sql.NullString
+	}{{&v.SampleFrom, sf}, {&v.SampleTo, st}, {&v.BasisFrom, bf}, {&v.BasisTo, bt}} {
+		if *t.dst, err = parseTime(t.src); err != nil {
+			return v, err
+		}
+	}
+	v.SampleRate, v.BasisRate, v.P = floatOrNaN(sampleRate), floatOrNaN(basisRate), floatOrNaN(p)
+	v.ComputedAt, err = parseTime(at)
+	return v, err
 }
 
 // TestFlakeRates returns the rows of test_flake_rates that f selects (its
@@ -221,28 +217,21 @@ func (d *DB) TestFlakeRates(ctx context.Context, f Filter) ([]TestFlakeRate, err
 		return nil, fmt.Errorf("test flake rates: a test has no symptom (%s)", f.Symptom)
 	}
 	w := f.analysisWhere("f")
-	rows, err := d.db.QueryContext(ctx, `SELECT f.scope, f.scope_key, f.suite, f.name, f.runs, f.failures, f.flakes,
+	out, err := queryList(ctx, d.db, func(rows *sql.Rows) (TestFlakeRate, error) {
+		var r TestFlakeRate
+		var at sql.NullString
+		if err := rows.Scan(&r.Scope, &r.Key, &r.Suite, &r.Name, &r.Runs, &r.Failures, &r.Flakes, &r.FlakeRate, &at); err != nil {
+			return r, err
+		}
+		var err error
+		r.ComputedAt, err = parseTime(at)
+		return r, err
+	}, `SELECT f.scope, f.scope_key, f.suite, f.name, f.runs, f.failures, f.flakes,
 	f.flake_rate, f.computed_at
 FROM test_flake_rates f
 WHERE 1`+w.sql()+`
 ORDER BY f.flake_rate DESC, f.flakes DESC, f.scope, f.scope_key, f.suite, f.name`, w.args...)
 	if err != nil {
-		return nil, fmt.Errorf("test flake rates: %w", err)
-	}
-	defer rows.Close()
-	var out []TestFlakeRate
-	for rows.Next() {
-		var r TestFlakeRate
-		var at sql.NullString
-		if err := rows.Scan(&r.Scope, &r.Key, &r.Suite, &r.Name, &r.Runs, &r.Failures, &r.Flakes, &r.FlakeRate, &at); err != nil {
-			return nil, fmt.Errorf("test flake rates: %w", err)
-		}
-		if r.ComputedAt, err = parseTime(at); err != nil {
-			return nil, fmt.Errorf("test flake rates: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("test flake rates: %w", err)
 	}
 	return out, nil

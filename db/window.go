@@ -98,3 +98,27 @@ func (b Bounds) whereOn(c runCols) (string, []any, error) {
 	}
 	return w.sql(), w.args, nil
 }
+
+// Window is a span of run start times: From excluded, To included.
+type Window struct {
+	From, To time.Time
+}
+
+// Bounds narrow the runs the analysis counts: those started at or after
+// Since and before Until (zero: no bound), of the jobs named in Jobs (nil:
+// every job). A report's --since, --until and --job are Bounds, so that
+// every number on its page is counted from the same runs.
+type Bounds struct {
+	Since, Until time.Time
+	Jobs         []string
+}
+
+// IsZero reports whether b bounds nothing.
+func (b Bounds) IsZero() bool {
+	return b.Since.IsZero() && b.Until.IsZero() && b.Jobs == nil
+}
+
+// where is the SQL condition of b on runs r, with its arguments.
+func (b Bounds) where() (string, []any, error) {
+	return b.whereOn(onRuns("r"))
+}

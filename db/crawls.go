@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -64,4 +66,33 @@ WHERE id = ?`, formatTime(c.FinishedAt), c.Jobs, c.NewRuns, c.UpdatedRuns, c.Pen
 		return fmt.Errorf("finish crawl %d: no such crawl", c.ID)
 	}
 	return nil
+}
+
+// LastCrawl returns the newest entry of the crawl log.
+func (d *DB) LastCrawl(ctx context.Context) (Crawl, bool, error) {
+	var c Crawl
+	var started, finished sql.NullString
+	var jobs, newRuns, updated, pending, errs, objects, bytes sql.NullInt64
+	var status sql.NullString
+	err := d.db.QueryRowContext(ctx, `
+		SELECT id, started_at, finished_at, command, bucket, jobs, new_runs, updated_runs, pending, errors,
+		       objects_read, bytes_read, status
+		FROM crawls ORDER BY id DESC LIMIT 1`).Scan(&c.ID, &started, &finished, &c.Command, &c.Bucket,
+		&jobs, &newRuns, &updated, &pending, &errs, &objects, &bytes, &status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, fmt.Errorf("last crawl: %w", err)
+	}
+	if c.StartedAt, err = parseTime(started); err != nil {
+		return c, false, err
+	}
+	if c.FinishedAt, err = parseTime(finished); err != nil {
+		return c, false, err
+	}
+	c.Jobs, c.NewRuns, c.UpdatedRuns = int(jobs.Int64), int(newRuns.Int64), int(updated.Int64)
+	c.Pending, c.Errors, c.ObjectsRead, c.BytesRead = int(pending.Int64), int(errs.Int64), int(objects.Int64), bytes.Int64
+	c.Status = status.String
+	return c, true, nil
 }

@@ -2,6 +2,13 @@
 // migrations), the single writer and the queries the crawler and the analysis
 // need.
 //
+// Its files follow the tables and entities, never the commands that call
+// them: store.go opens the database, migrate.go, lock.go, merge.go and
+// write.go keep it; runs.go, crawls.go, symptoms.go, evidence.go (the runs
+// that show a symptom), verdicts.go, rates.go, regressions.go and
+// disruptions.go read and write one entity each; counts.go is what an
+// analysis counts, from one snapshot. A list of rows is read with queryList.
+//
 // It is the only package that imports database/sql or modernc.org/sqlite; no
 // other package writes SQL. It knows nothing of buckets, artifact formats or
 // symptom rules: it stores what it is given.
@@ -218,3 +225,54 @@ func (d *DB) Close() error {
 
 // Path is the path the database was opened with.
 func (d *DB) Path() string { return d.path }
+
+// queryList runs query on q (the database or a transaction) and scans every
+// row with scan: the one loop over rows, which closes them and checks their
+// error. It returns nil without rows.
+func queryList[T any](ctx context.Context, q queryer, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	var out []T
+	err := queryEach(ctx, q, func(rows *sql.Rows) error {
+		v, err := scan(rows)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	}, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queryEach runs query on q and calls each with every row, until each
+// returns an error: the loop of a read that sums or indexes its rows
+// rather than listing them. It closes the rows and checks their error.
+func queryEach(ctx context.Context, q queryer, each func(*sql.Rows) error, query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// queryer is a database or a transaction.
+type queryer interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
+// scanString scans a row of one text column.
+func scanString(rows *sql.Rows) (string, error) {
+	var s string
+	err := rows.Scan(&s)
+	return s, err
+}
