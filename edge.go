@@ -15,7 +15,7 @@ import "github.com/openshift-eng/prowcrawl/prow"
 func JobFromName(name string, presubmit bool) Job {
 	v := prow.ParseJobName(name)
 	j := Job{Name: name, Type: v.Type, Release: v.Release, FromRelease: v.FromRelease, Upgrade: v.Upgrade,
-		Platform: v.Platform, Network: v.Network, Arch: v.Arch, Topology: v.Topology}
+		Platform: v.Platform, Network: v.Network, Arch: v.Arch, Topology: v.Topology, Stack: v.Stack}
 	if presubmit {
 		j.Type = TypePresubmit
 	}
@@ -49,16 +49,26 @@ func (e Edge) String() string {
 type Variant struct {
 	Edge
 	Platform, Network, Arch, Topology string
+	// Stack is the network stack: ipv4 (or empty), ipv6 or dual.
+	Stack string
 }
 
 // String is the variant's scope key: the edge, then platform, network, arch
-// and topology, "-" for each that is unknown: "4.13->4.14 minor aws ovn
-// amd64 ha".
+// and topology, "-" for each that is unknown, then the network stack
+// unless it is IPv4: "4.13->4.14 minor aws ovn amd64 ha", "4.16->4.17
+// minor metal ovn amd64 ha ipv6".
 func (v Variant) String() string {
 	if v.Edge.String() == "" {
 		return ""
 	}
-	return v.Edge.String() + " " + dash(v.Platform) + " " + dash(v.Network) + " " + dash(v.Arch) + " " + dash(v.Topology)
+	key := v.Edge.String() + " " + dash(v.Platform) + " " + dash(v.Network) + " " + dash(v.Arch) + " " + dash(v.Topology)
+	// IPv4, the stack of nearly every job, is left unsaid, so that the
+	// keys of IPv4 variants stay as they were before the stack was a
+	// variant.
+	if v.Stack != "" && v.Stack != prow.StackIPv4 {
+		key += " " + v.Stack
+	}
+	return key
 }
 
 // EdgeOfRun is the upgrade edge of run, a run of job j: the job name's
@@ -101,7 +111,7 @@ func RunKeys(j Job, release, fromRelease, upgrade string) (Edge, Variant) {
 		}
 		network = prow.DefaultNetwork(installed)
 	}
-	return e, Variant{Edge: e, Platform: j.Platform, Network: network, Arch: j.Arch, Topology: j.Topology}
+	return e, Variant{Edge: e, Platform: j.Platform, Network: network, Arch: j.Arch, Topology: j.Topology, Stack: j.Stack}
 }
 
 // dash is s, or "-" when it is empty (NULL in the database).

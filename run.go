@@ -6,6 +6,9 @@ import "time"
 // It is a row of the database's jobs table.
 type Job struct {
 	Name, Type, Release, FromRelease, Upgrade, Platform, Network, Arch, Topology string
+	// Stack is the network stack the name asks for: ipv4, ipv6 or dual
+	// (Sippy's NetworkStack); empty when not derived (jobs stored before).
+	Stack string
 }
 
 // TypePresubmit is Job.Type of a presubmit job.

@@ -630,3 +630,48 @@ func TestAggregatedRunsApart(t *testing.T) {
 		t.Errorf("rates with the aggregated runs\n  go %q\n sql %q\nwant the ordinary runs' alone %q", with, withSQL, alone)
 	}
 }
+
+// TestStackIsAVariant: an IPv6 job and an IPv4 job of one edge and
+// platform share the edge's rate but are two variants, keyed the same in
+// Go and in the view; the IPv4 variant's key says no stack.
+func TestStackIsAVariant(t *testing.T) {
+	d := openStore(t)
+	p := newPlanter(t, d)
+	v4 := prowcrawl.JobFromName("periodic-ci-openshift-release-master-nightly-4.16-upgrade-from-stable-4.15-e2e-metal-ipi-upgrade-ovn", false)
+	v6 := prowcrawl.JobFromName("periodic-ci-openshift-release-master-nightly-4.16-upgrade-from-stable-4.15-e2e-metal-ipi-upgrade-ovn-ipv6", false)
+	if v4.Stack != "ipv4" || v6.Stack != "ipv6" {
+		t.Fatalf("stacks %q %q", v4.Stack, v6.Stack)
+	}
+	p.runs(v4, 10, 1, symptom, now.AddDate(0, 0, -3), now)
+	p.runs(v6, 8, 4, symptom, now.AddDate(0, 0, -3), now)
+	p.flush()
+	res, err := Compute(t.Context(), d, DefaultOptions(), Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := d.ViewRates(t.Context(), symptom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goRates, sqlRates []string
+	for _, r := range res.Rates {
+		if r.Symptom == symptom && r.Scope != "job" {
+			goRates = append(goRates, fmt.Sprintf("%s %s %d %d", r.Scope, r.Key, r.FinishedRuns, r.RunsWith))
+		}
+	}
+	for _, r := range view {
+		if r.Scope != "job" {
+			sqlRates = append(sqlRates, fmt.Sprintf("%s %s %d %d", r.Scope, r.Key, r.FinishedRuns, r.RunsWith))
+		}
+	}
+	slices.Sort(goRates)
+	slices.Sort(sqlRates)
+	want := []string{
+		"edge 4.15->4.16 minor 18 5",
+		"variant 4.15->4.16 minor metal ovn amd64 ha 10 1",
+		"variant 4.15->4.16 minor metal ovn amd64 ha ipv6 8 4",
+	}
+	if !slices.Equal(goRates, want) || !slices.Equal(sqlRates, want) {
+		t.Errorf("rates\n  go %q\n sql %q\nwant %q", goRates, sqlRates, want)
+	}
+}

@@ -22,7 +22,7 @@ type RunGroup struct {
 	Job                           string
 	Release, FromRelease, Upgrade string
 	Platform, Network, Arch       string
-	Topology, Type                string
+	Topology, Stack, Type         string
 	// RuleSet is the set of rule versions that classified the runs (0:
 	// none did): whether they count for a rule (AnalysisCounts.Population).
 	RuleSet                     int64
@@ -57,7 +57,7 @@ func (g *RunGroup) Add(o RunGroup) {
 
 // JobRow is the jobs row of the group's job.
 func (g RunGroup) JobRow() prowcrawl.Job {
-	return prowcrawl.Job{Name: g.Job, Type: g.Type, Platform: g.Platform, Network: g.Network, Arch: g.Arch, Topology: g.Topology}
+	return prowcrawl.Job{Name: g.Job, Type: g.Type, Platform: g.Platform, Network: g.Network, Arch: g.Arch, Topology: g.Topology, Stack: g.Stack}
 }
 
 // SymptomGroup counts the finished runs of one job on one edge that show an
@@ -223,7 +223,7 @@ func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCoun
 			var g RunGroup
 			var first, last sql.NullString
 			if err := rows.Scan(&g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.RuleSet,
-				&g.Platform, &g.Network, &g.Arch, &g.Topology, &g.Type,
+				&g.Platform, &g.Network, &g.Arch, &g.Topology, &g.Stack, &g.Type,
 				&g.Runs, &g.Failed, &g.Sample, &g.Basis, &g.LeftOut, &g.SampleLeftOut, &g.BasisLeftOut,
 				&first, &last); err != nil {
 				return g, err
@@ -235,7 +235,7 @@ func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCoun
 			g.Last, err = parseTime(last)
 			return g, err
 		}, `SELECT g.job, g.release, g.from_release, g.upgrade, g.rule_set,
-	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.type, ''),
+	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.network_stack, ''), coalesce(j.type, ''),
 	g.runs, g.failed, g.sample, g.basis, g.left_out, g.sample_left_out, g.basis_left_out, g.first, g.last
 FROM (
 	SELECT r.job, coalesce(r.release, '') AS release, coalesce(r.from_release, '') AS from_release,
@@ -384,12 +384,12 @@ func (c *AnalysisCounts) windowRuns(ctx context.Context, tx *sql.Tx, o CountOpti
 	jobs := map[string]prowcrawl.Job{}
 	err := queryEach(ctx, tx, func(rows *sql.Rows) error {
 		var j prowcrawl.Job
-		if err := rows.Scan(&j.Name, &j.Type, &j.Platform, &j.Network, &j.Arch, &j.Topology); err != nil {
+		if err := rows.Scan(&j.Name, &j.Type, &j.Platform, &j.Network, &j.Arch, &j.Topology, &j.Stack); err != nil {
 			return err
 		}
 		jobs[j.Name] = j
 		return nil
-	}, `SELECT name, coalesce(type, ''), coalesce(platform, ''), coalesce(network, ''), coalesce(arch, ''), coalesce(topology, '') FROM jobs`)
+	}, `SELECT name, coalesce(type, ''), coalesce(platform, ''), coalesce(network, ''), coalesce(arch, ''), coalesce(topology, ''), coalesce(network_stack, '') FROM jobs`)
 	if err != nil {
 		return err
 	}
@@ -438,7 +438,7 @@ GROUP BY ` + r.day() + `, r.job, r.release, r.from_release, r.upgrade, r.rule_se
 		t := groups[g]
 		if t == nil {
 			t = &RunGroup{Job: g.job, Release: g.release, FromRelease: g.fromRelease, Upgrade: g.upgrade, RuleSet: g.ruleSet,
-				Platform: j.Platform, Network: j.Network, Arch: j.Arch, Topology: j.Topology, Type: j.Type}
+				Platform: j.Platform, Network: j.Network, Arch: j.Arch, Topology: j.Topology, Stack: j.Stack, Type: j.Type}
 			groups[g] = t
 		}
 		t.Add(n)

@@ -78,7 +78,7 @@ func (d *DB) ExportRuns(ctx context.Context, fn func(ExportRun) error) error {
 
 func (d *DB) exportPage(ctx context.Context, afterJob string, afterID int64) ([]ExportRun, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT j.name, coalesce(j.type, ''), coalesce(j.release, ''), coalesce(j.from_release, ''),
-	coalesce(j.upgrade, ''), coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''),
+	coalesce(j.upgrade, ''), coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.network_stack, ''),
 	r.build_id, r.bucket, r.path, r.url, r.started_at, r.finished_at, r.result, coalesce(r.release, ''), coalesce(r.from_release, ''),
 	coalesce(r.upgrade, ''), coalesce(r.from_version, ''), coalesce(r.to_version, ''), coalesce(r.upgrade_state, ''),
 	r.upgrade_started, coalesce(r.edge, ''), coalesce(r.variant, ''),
@@ -99,7 +99,7 @@ ORDER BY r.job, r.build_id LIMIT ?`, afterJob, afterID, exportPage)
 		var started, finished, crawled sql.NullString
 		var upgradeStarted sql.NullBool
 		var overall, clusterNets, serviceNets string
-		if err := rows.Scan(&j.Name, &j.Type, &j.Release, &j.FromRelease, &j.Upgrade, &j.Platform, &j.Network, &j.Arch, &j.Topology,
+		if err := rows.Scan(&j.Name, &j.Type, &j.Release, &j.FromRelease, &j.Upgrade, &j.Platform, &j.Network, &j.Arch, &j.Topology, &j.Stack,
 			&r.BuildID, &r.Bucket, &r.Path, &r.URL, &started, &finished, &r.Result, &r.Release, &r.FromRelease,
 			&r.Upgrade, &r.FromVersion, &r.ToVersion, &r.UpgradeState,
 			&upgradeStarted, &e.Edge, &e.Variant,

@@ -13,7 +13,8 @@ import (
 // migration's transaction after its SQL. A later change to how variants or
 // keys are derived adds a migration whose step is rederive again.
 var goSteps = map[int64]func(context.Context, *sql.Tx) error{
-	5: rederive,
+	5:  rederive,
+	22: rederiveStacks,
 }
 
 // rederive derives the variants of every stored job again from its name
@@ -66,6 +67,21 @@ WHERE job = ?4 AND (release IS NOT ?1 OR from_release IS NOT ?2 OR upgrade IS NO
 		}
 	}
 	return nil
+}
+
+// rederiveStacks derives every stored job's network stack from its name
+// (migration 0022) and keys its runs' variants again.
+func rederiveStacks(ctx context.Context, tx *sql.Tx) error {
+	jobs, err := storedJobs(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("rederive stacks: %w", err)
+	}
+	for _, j := range jobs {
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET network_stack = ? WHERE name = ?`, nullString(j.Stack), j.Name); err != nil {
+			return fmt.Errorf("rederive the stack of %s: %w", j.Name, err)
+		}
+	}
+	return fillKeys(ctx, tx, jobs)
 }
 
 // storedJobs are the stored jobs with their variants derived again.

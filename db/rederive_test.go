@@ -81,3 +81,37 @@ func TestMigrationRederives(t *testing.T) {
 		t.Errorf("NeedsMigration after the upgrade: %v, %v", need, err)
 	}
 }
+
+// TestStackMigration: a database stored before the network stack was a
+// variant gets its jobs' stacks and its IPv6 runs' variant keys; an IPv4
+// run's key is as it was.
+func TestStackMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v21.db")
+	old, err := OpenAtVersion(t.Context(), path, 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const v4, v6 = "periodic-ci-openshift-release-master-nightly-4.16-upgrade-from-stable-4.15-e2e-metal-ipi-upgrade-ovn",
+		"periodic-ci-openshift-release-master-nightly-4.16-upgrade-from-stable-4.15-e2e-metal-ipi-upgrade-ovn-ipv6"
+	for i, name := range []string{v4, v6} {
+		if _, err := old.db.ExecContext(t.Context(), `INSERT INTO jobs (name, type, release, from_release, upgrade, platform, network, arch, topology)
+VALUES (?, 'periodic', '4.16', '4.15', 'minor', 'metal', 'ovn', 'amd64', 'ha')`, name); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.db.ExecContext(t.Context(), `INSERT INTO runs (job, build_id, bucket, path, url, started_at, result, release, from_release, upgrade,
+	fetch_status, crawled_at, edge, variant)
+VALUES (?, ?, 'b', 'p', 'u', '2026-11-01T10:00:00Z', 'failure', '4.16', '4.15', 'minor', 'complete', '2026-11-02T00:00:00Z',
+	'4.15->4.16 minor', '4.15->4.16 minor metal ovn amd64 ha')`, name, i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d := openAt(t, path)
+	got := queryStrings(t, d.db, `SELECT j.network_stack || ' ' || r.variant FROM runs r JOIN jobs j ON j.name = r.job ORDER BY r.build_id`)
+	want := []string{"ipv4 4.15->4.16 minor metal ovn amd64 ha", "ipv6 4.15->4.16 minor metal ovn amd64 ha ipv6"}
+	if !slices.Equal(got, want) {
+		t.Errorf("after the migration: %q, want %q", got, want)
+	}
+}

@@ -1,5 +1,5 @@
--- version 21
--- The schema of every migration up to 0021_overall_networks, written by `make schema`; do not edit.
+-- version 22
+-- The schema of every migration up to 0022_network_stack, written by `make schema`; do not edit.
 
 CREATE TABLE jobs (
 	name         TEXT PRIMARY KEY,
@@ -10,7 +10,7 @@ CREATE TABLE jobs (
 	platform     TEXT,
 	network      TEXT,
 	arch         TEXT
-, topology TEXT) STRICT;
+, topology TEXT, network_stack TEXT) STRICT;
 
 CREATE TABLE runs (
 	job           TEXT NOT NULL REFERENCES jobs (name),

@@ -83,7 +83,7 @@ func TestOpenCreatesContractSchema(t *testing.T) {
 	d := openTest(t)
 	// The columns of the design's contract, and the extras this schema adds.
 	tables := map[string][]string{
-		"jobs": {"name", "type", "release", "from_release", "upgrade", "platform", "network", "arch", "topology"},
+		"jobs": {"name", "type", "release", "from_release", "upgrade", "platform", "network", "arch", "topology", "network_stack"},
 		"runs": {"job", "build_id", "bucket", "path", "url", "started_at", "finished_at", "result",
 			"release", "from_release", "upgrade", "from_version", "to_version", "upgrade_state",
 			"tag", "from_tag", "pull", "fetch_status", "fetch_error", "objects_read", "bytes_read", "crawled_at",

@@ -15,8 +15,8 @@ import (
 )
 
 const (
-	upsertJob = `INSERT INTO jobs (name, type, release, from_release, upgrade, platform, network, arch, topology)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	upsertJob = `INSERT INTO jobs (name, type, release, from_release, upgrade, platform, network, arch, topology, network_stack)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET
 	type = excluded.type,
 	release = excluded.release,
@@ -25,7 +25,8 @@ ON CONFLICT (name) DO UPDATE SET
 	platform = excluded.platform,
 	network = excluded.network,
 	arch = excluded.arch,
-	topology = excluded.topology`
+	topology = excluded.topology,
+	network_stack = excluded.network_stack`
 
 	deleteTests    = `DELETE FROM tests WHERE job = ? AND build_id = ?`
 	deleteSymptoms = `DELETE FROM run_symptoms WHERE job = ? AND build_id = ?`
@@ -420,7 +421,7 @@ func (w *writer) record(rec *prowcrawl.Record, now time.Time, written map[writte
 	if !slices.Contains(w.jobs, j) {
 		if _, err := w.exec(qJob, j.Name, nullString(j.Type), nullString(j.Release),
 			nullString(j.FromRelease), nullString(j.Upgrade), nullString(j.Platform),
-			nullString(j.Network), nullString(j.Arch), nullString(j.Topology)); err != nil {
+			nullString(j.Network), nullString(j.Arch), nullString(j.Topology), nullString(j.Stack)); err != nil {
 			return fmt.Errorf("job: %w", err)
 		}
 		w.jobs = append(w.jobs, j)

@@ -42,6 +42,7 @@ type Run struct {
 	Network        string  `json:"network,omitempty"`
 	Arch           string  `json:"arch,omitempty"`
 	Topology       string  `json:"topology,omitempty"`
+	NetworkStack   string  `json:"network_stack,omitempty"`
 	JobRelease     string  `json:"job_release,omitempty"`
 	JobFromRelease string  `json:"job_from_release,omitempty"`
 	JobUpgrade     string  `json:"job_upgrade,omitempty"`
@@ -145,7 +146,7 @@ func Schema() []Field {
 		req("job", "STRING"), req("build_id", "STRING"),
 		opt("edge", "STRING"), opt("variant", "STRING"),
 		opt("job_type", "STRING"), opt("platform", "STRING"), opt("network", "STRING"), opt("arch", "STRING"),
-		opt("topology", "STRING"), opt("job_release", "STRING"), opt("job_from_release", "STRING"), opt("job_upgrade", "STRING"),
+		opt("topology", "STRING"), opt("network_stack", "STRING"), opt("job_release", "STRING"), opt("job_from_release", "STRING"), opt("job_upgrade", "STRING"),
 		req("bucket", "STRING"), req("path", "STRING"), req("url", "STRING"),
 		opt("started_at", "TIMESTAMP"), opt("finished_at", "TIMESTAMP"), req("result", "STRING"),
 		opt("release", "STRING"), opt("from_release", "STRING"), opt("upgrade", "STRING"),
@@ -179,7 +180,7 @@ func FromDB(e db.ExportRun) Run {
 	j, r := e.Job, e.Run
 	out := Run{
 		Job: j.Name, BuildID: r.BuildID, Edge: e.Edge, Variant: e.Variant,
-		JobType: j.Type, Platform: j.Platform, Network: j.Network, Arch: j.Arch, Topology: j.Topology,
+		JobType: j.Type, Platform: j.Platform, Network: j.Network, Arch: j.Arch, Topology: j.Topology, NetworkStack: j.Stack,
 		JobRelease: j.Release, JobFromRelease: j.FromRelease, JobUpgrade: j.Upgrade,
 		Bucket: r.Bucket, Path: r.Path, URL: r.URL, StartedAt: stamp(r.StartedAt), FinishedAt: stamp(r.FinishedAt),
 		Result: string(r.Result), Release: r.Release, FromRelease: r.FromRelease, Upgrade: r.Upgrade,
