@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,22 @@ func TestSearchBounded(t *testing.T) {
 	code, _, stderr = runCmd(t, "search", "etcdserver: request timed out", "--db", dbPath)
 	if code != 0 || stderr != "" {
 		t.Errorf("a plain pattern: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestJSONLogEndsInJSON: with --log-format json, the error a command ends
+// with is a JSON log record too. Before, a plain-text line ended the log.
+func TestJSONLogEndsInJSON(t *testing.T) {
+	args := []string{"crawl", "--bucket", t.TempDir(), "--db", filepath.Join(t.TempDir(), "p.db"), "--log-format", "json"}
+	if !jsonLogAsked(args) || jsonLogAsked([]string{"crawl", "--log-format", "text"}) || !jsonLogAsked([]string{"x", "--log-format=json"}) {
+		t.Fatal("jsonLogAsked misreads the flags")
+	}
+	var stdout, stderr strings.Builder
+	err := run(t.Context(), args, &stdout, &stderr)
+	code := exitCodeLogged(err, &stderr, jsonLogAsked(args))
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	var last struct{ Level, Msg string }
+	if code != 1 || json.Unmarshal([]byte(lines[len(lines)-1]), &last) != nil || last.Level != "ERROR" || !strings.Contains(last.Msg, "matched the default --job") {
+		t.Errorf("exit %d, last line %q; want a JSON record of the error", code, lines[len(lines)-1])
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -24,7 +25,21 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(exitCodeLogged(err, os.Stderr, jsonLogAsked(os.Args[1:])))
+}
+
+// jsonLogAsked reports whether args ask for the log as JSON lines
+// (--log-format json): the last line, the error's, is then one too.
+func jsonLogAsked(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--log-format=json" || a == "--log-format" && i+1 < len(args) && args[i+1] == "json" {
+			return true
+		}
+	}
+	return false
 }
 
 // usageError is a mistake in the command line or the configuration: exit 2.
@@ -41,20 +56,32 @@ var errHelp = errors.New("help requested")
 // exitCode prints err as one sentence and maps it to the exit status of the
 // command-line contract: 0 success, 1 some runs could not be fetched or the
 // job failed, 2 bad usage or configuration.
-func exitCode(err error, stderr io.Writer) int {
+func exitCode(err error, stderr io.Writer) int { return exitCodeLogged(err, stderr, false) }
+
+// exitCodeLogged is exitCode, the line said as a JSON log record (level
+// ERROR, msg the sentence) when the log is JSON, so that a log reader
+// parses every line.
+func exitCodeLogged(err error, stderr io.Writer, jsonLog bool) int {
+	say := func(msg string) {
+		if jsonLog {
+			slog.New(slog.NewJSONHandler(stderr, nil)).Error(msg)
+			return
+		}
+		fmt.Fprintf(stderr, "prowcrawl: %s\n", msg)
+	}
 	var ue usageError
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(stderr, "prowcrawl: interrupted; runs read so far are stored")
+		say("interrupted; runs read so far are stored")
 		return 1
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "prowcrawl: %s\n", safe.Line(err.Error()))
+		say(safe.Line(err.Error()))
 		return 2
 	default:
 		// An error may name a job or an object of the bucket.
-		fmt.Fprintf(stderr, "prowcrawl: %s\n", safe.Line(err.Error()))
+		say(safe.Line(err.Error()))
 		return 1
 	}
 }
