@@ -49,6 +49,11 @@ const (
 	// AggregatedJob: a run of an aggregated job (aggregated-*, the release
 	// analysis aggregator) summarises runs counted already; never counted.
 	AggregatedJob Population = "aggregated"
+	// Infrastructure: the run failed for a reason of CI's, not the
+	// product's (Sippy's overall result N or n, its InfraFailure): counted
+	// apart, before its upgrade is asked about (an install that found no
+	// cloud lease never began its upgrade either).
+	Infrastructure Population = "infrastructure"
 	// NotStarted: the upgrade never began (install failed, or the cluster
 	// version operator never acknowledged it); counted apart.
 	NotStarted Population = "upgrade not started"
@@ -86,6 +91,8 @@ type RunFacts struct {
 	// begun its upgrade; unknown counts as begun.
 	UpgradeStarted *bool
 	Topology       string
+	// Overall is the run's overall result (empty: not derived yet).
+	Overall OverallResult
 	// Evaluated are the rule versions that last classified the run.
 	Evaluated []RuleVersion
 }
@@ -98,6 +105,8 @@ func PopulationOf(run RunFacts, rule RuleVersion, reach Reach) Population {
 		return Unfinished
 	case IsAggregated(run.Job):
 		return AggregatedJob
+	case run.Overall.Infrastructure():
+		return Infrastructure
 	case run.UpgradeStarted != nil && !*run.UpgradeStarted:
 		return NotStarted
 	case !reach.AppliesTo(run.Topology):

@@ -29,8 +29,9 @@ type RunGroup struct {
 	Runs                        int // finished runs counted
 	Failed                      int // of those, the runs that did not succeed
 	Sample, Basis               int // those started in the sample and in the basis window
-	LeftOut                     int // finished runs whose upgrade never began
+	LeftOut                     int // finished runs counted apart: upgrade never began, or infrastructure
 	SampleLeftOut, BasisLeftOut int // of those, the ones in each window
+	Infra                       int // of LeftOut, the infrastructure failures (Sippy's N, n)
 	// First and Last are the start times of the first and last run
 	// counted; zero without runs.
 	First, Last time.Time
@@ -47,6 +48,7 @@ func (g *RunGroup) Add(o RunGroup) {
 	g.LeftOut += o.LeftOut
 	g.SampleLeftOut += o.SampleLeftOut
 	g.BasisLeftOut += o.BasisLeftOut
+	g.Infra += o.Infra
 	if !o.First.IsZero() && (g.First.IsZero() || o.First.Before(g.First)) {
 		g.First = o.First
 	}
@@ -163,9 +165,16 @@ WHERE r.started_at IS NOT NULL AND `+plausibleSQL("+r.started_at")+` ORDER BY r.
 	return t, nil
 }
 
-// startedRun is the SQL condition on runs r that the run's upgrade began or
-// is not known not to have: the runs a rate counts.
-const startedRun = `r.upgrade_started IS NOT 0`
+// startedRun is the SQL condition on runs r that the run is in the rates:
+// its upgrade began or is not known not to have, and it is no
+// infrastructure failure (prowcrawl.PopulationOf). leftOutRun is its
+// opposite: the finished runs counted apart, and infraRun those of them
+// that failed for CI's infrastructure.
+const (
+	startedRun = `r.upgrade_started IS NOT 0 AND coalesce(r.overall_result, '') NOT IN ('N', 'n')`
+	leftOutRun = `(r.upgrade_started = 0 OR r.overall_result IN ('N', 'n'))`
+	infraRun   = `r.overall_result IN ('N', 'n')`
+)
 
 // AnalysisCounts counts the finished runs, the runs showing each active
 // symptom and (when o asks) the tests' outcomes and the weekly counts, by
@@ -224,7 +233,7 @@ func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCoun
 			var first, last sql.NullString
 			if err := rows.Scan(&g.Job, &g.Release, &g.FromRelease, &g.Upgrade, &g.RuleSet,
 				&g.Platform, &g.Network, &g.Arch, &g.Topology, &g.Stack, &g.Type,
-				&g.Runs, &g.Failed, &g.Sample, &g.Basis, &g.LeftOut, &g.SampleLeftOut, &g.BasisLeftOut,
+				&g.Runs, &g.Failed, &g.Sample, &g.Basis, &g.LeftOut, &g.SampleLeftOut, &g.BasisLeftOut, &g.Infra,
 				&first, &last); err != nil {
 				return g, err
 			}
@@ -236,7 +245,7 @@ func (d *DB) AnalysisCounts(ctx context.Context, o CountOptions) (c AnalysisCoun
 			return g, err
 		}, `SELECT g.job, g.release, g.from_release, g.upgrade, g.rule_set,
 	coalesce(j.platform, ''), coalesce(j.network, ''), coalesce(j.arch, ''), coalesce(j.topology, ''), coalesce(j.network_stack, ''), coalesce(j.type, ''),
-	g.runs, g.failed, g.sample, g.basis, g.left_out, g.sample_left_out, g.basis_left_out, g.first, g.last
+	g.runs, g.failed, g.sample, g.basis, g.left_out, g.sample_left_out, g.basis_left_out, g.infra, g.first, g.last
 FROM (
 	SELECT r.job, coalesce(r.release, '') AS release, coalesce(r.from_release, '') AS from_release,
 		coalesce(r.upgrade, '') AS upgrade, coalesce(r.rule_set, 0) AS rule_set,
@@ -244,9 +253,10 @@ FROM (
 		count(CASE WHEN `+startedRun+` AND r.result <> 'success' THEN 1 END) AS failed,
 		count(CASE WHEN `+startedRun+` AND `+inSample+` THEN 1 END) AS sample,
 		count(CASE WHEN `+startedRun+` AND `+inBasis+` THEN 1 END) AS basis,
-		count(CASE WHEN r.upgrade_started = 0 THEN 1 END) AS left_out,
-		count(CASE WHEN r.upgrade_started = 0 AND `+inSample+` THEN 1 END) AS sample_left_out,
-		count(CASE WHEN r.upgrade_started = 0 AND `+inBasis+` THEN 1 END) AS basis_left_out,
+		count(CASE WHEN `+leftOutRun+` THEN 1 END) AS left_out,
+		count(CASE WHEN `+leftOutRun+` AND `+inSample+` THEN 1 END) AS sample_left_out,
+		count(CASE WHEN `+leftOutRun+` AND `+inBasis+` THEN 1 END) AS basis_left_out,
+		count(CASE WHEN `+infraRun+` THEN 1 END) AS infra,
 		min(CASE WHEN `+startedRun+` THEN r.started_at END) AS first,
 		max(CASE WHEN `+startedRun+` THEN r.started_at END) AS last
 	FROM runs r INDEXED BY runs_analysis
@@ -399,7 +409,7 @@ func (c *AnalysisCounts) windowRuns(ctx context.Context, tx *sql.Tx, o CountOpti
 	if err != nil {
 		return err
 	}
-	started, left := startedRun, `r.upgrade_started = 0`
+	started, left := startedRun, leftOutRun
 	sample, basis := r.in("?1", "?2"), r.in("?3", "?4")
 	query := `SELECT r.job, ` + r.edge() + `, coalesce(r.rule_set, 0), ` + r.day() + `,
 	count(CASE WHEN ` + started + ` THEN 1 END),
@@ -409,6 +419,7 @@ func (c *AnalysisCounts) windowRuns(ctx context.Context, tx *sql.Tx, o CountOpti
 	count(CASE WHEN ` + left + ` THEN 1 END),
 	count(CASE WHEN ` + left + ` AND ` + sample + ` THEN 1 END),
 	count(CASE WHEN ` + left + ` AND ` + basis + ` THEN 1 END),
+	count(CASE WHEN ` + infraRun + ` THEN 1 END),
 	min(CASE WHEN ` + started + ` THEN r.started_at END),
 	max(CASE WHEN ` + started + ` THEN r.started_at END)
 FROM runs r INDEXED BY runs_days
@@ -421,7 +432,7 @@ GROUP BY ` + r.day() + `, r.job, r.release, r.from_release, r.upgrade, r.rule_se
 		var day, first, last sql.NullString
 		var n RunGroup
 		if err := rows.Scan(&g.job, &g.release, &g.fromRelease, &g.upgrade, &g.ruleSet, &day, &n.Runs, &n.Failed, &n.Sample, &n.Basis,
-			&n.LeftOut, &n.SampleLeftOut, &n.BasisLeftOut, &first, &last); err != nil {
+			&n.LeftOut, &n.SampleLeftOut, &n.BasisLeftOut, &n.Infra, &first, &last); err != nil {
 			return err
 		}
 		j, ok := jobs[g.job]

@@ -115,7 +115,7 @@ func TestAnalysisSchema(t *testing.T) {
 	}
 	for view, want := range map[string][]string{
 		"v_symptom_rates": {"symptom", "scope", "scope_key", "finished_runs", "runs_with", "failed_with", "passed_with",
-			"rate", "failed_runs", "share_of_failures", "left_out", "not_classified"},
+			"rate", "failed_runs", "share_of_failures", "left_out", "not_classified", "infrastructure"},
 		"v_run_symptoms": {"job", "build_id", "url", "result", "started_at", "edge", "platform", "network",
 			"symptom_id", "hits", "file", "line", "excerpt", "at", "arch", "variant", "topology", "upgrade_started", "type",
 			"last_at", "duration_s", "finished_at", "upgrade_state"},

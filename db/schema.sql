@@ -1,5 +1,5 @@
--- version 22
--- The schema of every migration up to 0022_network_stack, written by `make schema`; do not edit.
+-- version 23
+-- The schema of every migration up to 0023_infrastructure, written by `make schema`; do not edit.
 
 CREATE TABLE jobs (
 	name         TEXT PRIMARY KEY,
@@ -66,7 +66,7 @@ CREATE TABLE run_symptoms (
 	file       TEXT,
 	line       INTEGER,
 	excerpt    TEXT,
-	at         TEXT, last_at TEXT, rule_hash TEXT, run_started_at TEXT, run_result TEXT, run_upgrade_started INTEGER, run_release TEXT, run_from_release TEXT, run_upgrade TEXT,
+	at         TEXT, last_at TEXT, rule_hash TEXT, run_started_at TEXT, run_result TEXT, run_in_rates INTEGER, run_release TEXT, run_from_release TEXT, run_upgrade TEXT,
 	PRIMARY KEY (job, build_id, symptom_id),
 	FOREIGN KEY (job, build_id) REFERENCES runs (job, build_id) ON DELETE CASCADE
 ) STRICT;
@@ -165,7 +165,7 @@ CREATE TABLE run_disruptions (
 	backend_name TEXT,
 	connection   TEXT CHECK (connection IN ('new', 'reused')),
 	disrupted_s  REAL CHECK (disrupted_s >= 0),
-	source       TEXT NOT NULL CHECK (source IN ('backend-disruption', 'events')), run_started_at TEXT, run_result TEXT, run_upgrade_started INTEGER, run_release TEXT, run_from_release TEXT, run_upgrade TEXT,
+	source       TEXT NOT NULL CHECK (source IN ('backend-disruption', 'events')), run_started_at TEXT, run_result TEXT, run_in_rates INTEGER, run_release TEXT, run_from_release TEXT, run_upgrade TEXT,
 	PRIMARY KEY (job, build_id, file, backend),
 	FOREIGN KEY (job, build_id) REFERENCES runs (job, build_id) ON DELETE CASCADE
 ) STRICT;
@@ -239,7 +239,7 @@ CREATE TABLE run_disruption_totals (
 	files               INTEGER NOT NULL,
 	run_started_at      TEXT,
 	run_result          TEXT,
-	run_upgrade_started INTEGER,
+	run_in_rates INTEGER,
 	run_release         TEXT,
 	run_from_release    TEXT,
 	run_upgrade         TEXT,
@@ -308,19 +308,19 @@ CREATE INDEX runs_partial ON runs (url, from_version, to_version) WHERE upgrade_
 
 CREATE INDEX runs_not_started ON runs (job, build_id, result, url) WHERE upgrade_started = 0;
 
-CREATE INDEX run_disruptions_window ON run_disruptions (run_started_at, run_result, run_upgrade_started,
+CREATE INDEX run_disruptions_window ON run_disruptions (run_started_at, run_result, run_in_rates,
 	job, build_id, backend, disrupted_s, run_release, run_from_release, run_upgrade);
 
 CREATE INDEX run_disruption_totals_days ON run_disruption_totals (substr(run_started_at, 1, 10), job, run_release, run_from_release,
-	run_upgrade, backend, disrupted_s, run_result, run_upgrade_started, run_started_at);
-
-CREATE INDEX runs_analysis ON runs (job, release, from_release, upgrade, rule_set, upgrade_started, result, started_at);
-
-CREATE INDEX runs_days ON runs (substr(started_at, 1, 10), job, release, from_release, upgrade, rule_set, from_version,
-	result, upgrade_started, started_at, edge);
+	run_upgrade, backend, disrupted_s, run_result, run_in_rates, run_started_at);
 
 CREATE INDEX run_symptoms_days ON run_symptoms (symptom_id, substr(run_started_at, 1, 10), job, run_release, run_from_release, run_upgrade,
-	run_result, run_upgrade_started, run_started_at, build_id, rule_hash);
+	run_result, run_in_rates, run_started_at, build_id, rule_hash);
+
+CREATE INDEX runs_analysis ON runs (job, release, from_release, upgrade, rule_set, upgrade_started, overall_result, result, started_at);
+
+CREATE INDEX runs_days ON runs (substr(started_at, 1, 10), job, release, from_release, upgrade, rule_set, from_version,
+	result, upgrade_started, overall_result, started_at, edge);
 
 CREATE VIEW v_regressions AS
 SELECT v.symptom_id, s.title, s.bug, v.scope, v.scope_key, v.comparison, v.verdict,
@@ -376,6 +376,7 @@ SELECT symptom_id, job, build_id, url, result, started_at, edge, variant, type, 
 	CASE
 		WHEN result NOT IN ('success', 'failure', 'error') THEN 'unfinished'
 		WHEN job GLOB 'aggregated-*' THEN 'aggregated'
+		WHEN overall_result IN ('N', 'n') THEN 'infrastructure'
 		WHEN upgrade_started IS 0 THEN 'upgrade not started'
 		WHEN NOT in_reach THEN 'rule does not apply'
 		WHEN NOT evaluated THEN 'not classified yet'
@@ -403,90 +404,39 @@ CREATE VIEW v_symptom_rates AS
 SELECT symptom, scope, scope_key, finished_runs, runs_with, failed_with, runs_with - failed_with AS passed_with,
 	CASE WHEN finished_runs > 0 THEN runs_with * 1.0 / finished_runs END AS rate,
 	failed_runs, CASE WHEN failed_runs > 0 THEN failed_with * 1.0 / failed_runs END AS share_of_failures,
-	left_out, not_classified
+	left_out, not_classified, infrastructure
 FROM (
 	SELECT symptom_id AS symptom, CASE WHEN type = 'presubmit' THEN 'presubmit' ELSE 'job' END AS scope, job AS scope_key,
 		sum(population = 'counted') AS finished_runs, sum(population = 'counted' AND shows) AS runs_with,
 		sum(population = 'counted' AND shows AND result <> 'success') AS failed_with,
 		sum(population = 'counted' AND result <> 'success') AS failed_runs,
-		sum(population = 'upgrade not started' AND in_reach AND evaluated) AS left_out,
+		sum(population IN ('upgrade not started', 'infrastructure') AND in_reach AND evaluated) AS left_out,
 		sum(population = 'not classified yet') AS not_classified,
+		sum(population = 'infrastructure' AND in_reach AND evaluated) AS infrastructure,
 		sum(population NOT IN ('unfinished', 'aggregated') AND in_reach) AS reached
 	FROM v_run_populations GROUP BY symptom_id, job
 	UNION ALL
 	SELECT symptom_id, 'edge', edge, sum(population = 'counted'), sum(population = 'counted' AND shows),
 		sum(population = 'counted' AND shows AND result <> 'success'), sum(population = 'counted' AND result <> 'success'),
-		sum(population = 'upgrade not started' AND in_reach AND evaluated), sum(population = 'not classified yet'),
+		sum(population IN ('upgrade not started', 'infrastructure') AND in_reach AND evaluated), sum(population = 'not classified yet'),
+		sum(population = 'infrastructure' AND in_reach AND evaluated),
 		sum(population NOT IN ('unfinished', 'aggregated') AND in_reach)
 	FROM v_run_populations WHERE type IS NOT 'presubmit' AND edge IS NOT NULL GROUP BY symptom_id, edge
 	UNION ALL
 	SELECT symptom_id, 'variant', variant, sum(population = 'counted'), sum(population = 'counted' AND shows),
 		sum(population = 'counted' AND shows AND result <> 'success'), sum(population = 'counted' AND result <> 'success'),
-		sum(population = 'upgrade not started' AND in_reach AND evaluated), sum(population = 'not classified yet'),
+		sum(population IN ('upgrade not started', 'infrastructure') AND in_reach AND evaluated), sum(population = 'not classified yet'),
+		sum(population = 'infrastructure' AND in_reach AND evaluated),
 		sum(population NOT IN ('unfinished', 'aggregated') AND in_reach)
 	FROM v_run_populations WHERE type IS NOT 'presubmit' AND variant IS NOT NULL GROUP BY symptom_id, variant
 ) WHERE reached > 0;
 
-CREATE TRIGGER run_symptoms_copy AFTER INSERT ON run_symptoms
-WHEN EXISTS (SELECT 1 FROM runs r WHERE r.job = NEW.job AND r.build_id = NEW.build_id
-	AND (r.started_at IS NOT NEW.run_started_at OR r.result IS NOT NEW.run_result OR r.upgrade_started IS NOT NEW.run_upgrade_started
-		OR r.release IS NOT NEW.run_release OR r.from_release IS NOT NEW.run_from_release OR r.upgrade IS NOT NEW.run_upgrade))
-BEGIN
-	UPDATE run_symptoms SET (run_started_at, run_result, run_upgrade_started, run_release, run_from_release, run_upgrade) =
-		(SELECT r.started_at, r.result, r.upgrade_started, r.release, r.from_release, r.upgrade FROM runs r
-		 WHERE r.job = NEW.job AND r.build_id = NEW.build_id)
-	WHERE rowid = NEW.rowid;
-END;
-
-CREATE TRIGGER run_disruptions_copy AFTER INSERT ON run_disruptions
-WHEN EXISTS (SELECT 1 FROM runs r WHERE r.job = NEW.job AND r.build_id = NEW.build_id
-	AND (r.started_at IS NOT NEW.run_started_at OR r.result IS NOT NEW.run_result OR r.upgrade_started IS NOT NEW.run_upgrade_started
-		OR r.release IS NOT NEW.run_release OR r.from_release IS NOT NEW.run_from_release OR r.upgrade IS NOT NEW.run_upgrade))
-BEGIN
-	UPDATE run_disruptions SET (run_started_at, run_result, run_upgrade_started, run_release, run_from_release, run_upgrade) =
-		(SELECT r.started_at, r.result, r.upgrade_started, r.release, r.from_release, r.upgrade FROM runs r
-		 WHERE r.job = NEW.job AND r.build_id = NEW.build_id)
-	WHERE rowid = NEW.rowid;
-END;
-
-CREATE TRIGGER runs_copy_insert AFTER INSERT ON runs
-BEGIN
-	UPDATE run_symptoms SET run_started_at = NEW.started_at, run_result = NEW.result, run_upgrade_started = NEW.upgrade_started,
-		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
-	WHERE job = NEW.job AND build_id = NEW.build_id;
-	UPDATE run_disruptions SET run_started_at = NEW.started_at, run_result = NEW.result, run_upgrade_started = NEW.upgrade_started,
-		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
-	WHERE job = NEW.job AND build_id = NEW.build_id;
-END;
-
-CREATE TRIGGER runs_copy_update AFTER UPDATE ON runs
-WHEN OLD.started_at IS NOT NEW.started_at OR OLD.result IS NOT NEW.result OR OLD.upgrade_started IS NOT NEW.upgrade_started
-	OR OLD.release IS NOT NEW.release OR OLD.from_release IS NOT NEW.from_release OR OLD.upgrade IS NOT NEW.upgrade
-BEGIN
-	UPDATE run_symptoms SET run_started_at = NEW.started_at, run_result = NEW.result, run_upgrade_started = NEW.upgrade_started,
-		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
-	WHERE job = NEW.job AND build_id = NEW.build_id;
-	UPDATE run_disruptions SET run_started_at = NEW.started_at, run_result = NEW.result, run_upgrade_started = NEW.upgrade_started,
-		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
-	WHERE job = NEW.job AND build_id = NEW.build_id;
-END;
-
-CREATE TRIGGER runs_copy_delete AFTER DELETE ON runs
-BEGIN
-	UPDATE run_symptoms SET run_started_at = NULL, run_result = NULL, run_upgrade_started = NULL,
-		run_release = NULL, run_from_release = NULL, run_upgrade = NULL
-	WHERE job = OLD.job AND build_id = OLD.build_id;
-	UPDATE run_disruptions SET run_started_at = NULL, run_result = NULL, run_upgrade_started = NULL,
-		run_release = NULL, run_from_release = NULL, run_upgrade = NULL
-	WHERE job = OLD.job AND build_id = OLD.build_id;
-END;
-
 CREATE TRIGGER run_disruption_totals_insert AFTER INSERT ON run_disruptions
 BEGIN
 	DELETE FROM run_disruption_totals WHERE job = NEW.job AND build_id = NEW.build_id AND backend = NEW.backend;
-	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_in_rates,
 		run_release, run_from_release, run_upgrade)
-	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_in_rates),
 		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
 	FROM run_disruptions d INDEXED BY run_disruptions_backend
 	WHERE d.backend = NEW.backend AND d.job = NEW.job AND d.build_id = NEW.build_id
@@ -496,17 +446,17 @@ END;
 CREATE TRIGGER run_disruption_totals_update AFTER UPDATE ON run_disruptions
 BEGIN
 	DELETE FROM run_disruption_totals WHERE job = OLD.job AND build_id = OLD.build_id AND backend = OLD.backend;
-	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_in_rates,
 		run_release, run_from_release, run_upgrade)
-	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_in_rates),
 		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
 	FROM run_disruptions d INDEXED BY run_disruptions_backend
 	WHERE d.backend = OLD.backend AND d.job = OLD.job AND d.build_id = OLD.build_id
 	GROUP BY d.backend, d.job, d.build_id;
 	DELETE FROM run_disruption_totals WHERE job = NEW.job AND build_id = NEW.build_id AND backend = NEW.backend;
-	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_in_rates,
 		run_release, run_from_release, run_upgrade)
-	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_in_rates),
 		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
 	FROM run_disruptions d INDEXED BY run_disruptions_backend
 	WHERE d.backend = NEW.backend AND d.job = NEW.job AND d.build_id = NEW.build_id
@@ -516,9 +466,9 @@ END;
 CREATE TRIGGER run_disruption_totals_delete AFTER DELETE ON run_disruptions
 BEGIN
 	DELETE FROM run_disruption_totals WHERE job = OLD.job AND build_id = OLD.build_id AND backend = OLD.backend;
-	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started,
+	INSERT INTO run_disruption_totals (job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_in_rates,
 		run_release, run_from_release, run_upgrade)
-	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_upgrade_started),
+	SELECT d.job, d.build_id, d.backend, sum(d.disrupted_s), count(*), min(d.run_started_at), min(d.run_result), min(d.run_in_rates),
 		min(d.run_release), min(d.run_from_release), min(d.run_upgrade)
 	FROM run_disruptions d INDEXED BY run_disruptions_backend
 	WHERE d.backend = OLD.backend AND d.job = OLD.job AND d.build_id = OLD.build_id
@@ -530,19 +480,19 @@ BEGIN
 	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
 	SELECT substr(NEW.run_started_at, 1, 10), NEW.job, coalesce(NEW.run_release, ''), coalesce(NEW.run_from_release, ''),
 		coalesce(NEW.run_upgrade, ''), NEW.backend, NEW.disrupted_s, 1, NEW.run_started_at, NEW.run_started_at
-	WHERE NEW.run_started_at IS NOT NULL AND NEW.disrupted_s IS NOT NULL AND NEW.run_result IN ('success', 'failure', 'error') AND NEW.run_upgrade_started IS NOT 0
+	WHERE NEW.run_started_at IS NOT NULL AND NEW.disrupted_s IS NOT NULL AND NEW.run_result IN ('success', 'failure', 'error') AND NEW.run_in_rates IS NOT 0
 	ON CONFLICT (day, job, release, from_release, upgrade, backend, disrupted_s) DO UPDATE SET runs = runs + 1,
 		first = min(first, excluded.first), last = max(last, excluded.last);
 END;
 
 CREATE TRIGGER disruption_days_update AFTER UPDATE ON run_disruption_totals
 BEGIN
-	DELETE FROM disruption_days WHERE runs = 1 AND OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+	DELETE FROM disruption_days WHERE runs = 1 AND OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_in_rates IS NOT 0
 		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
 		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
 		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s;
 	UPDATE disruption_days SET runs = runs - 1
-	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_in_rates IS NOT 0
 		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
 		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
 		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s;
@@ -550,31 +500,31 @@ BEGIN
 		first = (SELECT min(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job
 			AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '') AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '')
 			AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '') AND t.backend = OLD.backend AND t.disrupted_s = OLD.disrupted_s
-			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0),
+			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_in_rates IS NOT 0),
 		last = (SELECT max(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job
 			AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '') AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '')
 			AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '') AND t.backend = OLD.backend AND t.disrupted_s = OLD.disrupted_s
-			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0)
-	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_in_rates IS NOT 0)
+	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_in_rates IS NOT 0
 		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
 		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
 		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s AND (first = OLD.run_started_at OR last = OLD.run_started_at);
 	INSERT INTO disruption_days (day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last)
 	SELECT substr(NEW.run_started_at, 1, 10), NEW.job, coalesce(NEW.run_release, ''), coalesce(NEW.run_from_release, ''),
 		coalesce(NEW.run_upgrade, ''), NEW.backend, NEW.disrupted_s, 1, NEW.run_started_at, NEW.run_started_at
-	WHERE NEW.run_started_at IS NOT NULL AND NEW.disrupted_s IS NOT NULL AND NEW.run_result IN ('success', 'failure', 'error') AND NEW.run_upgrade_started IS NOT 0
+	WHERE NEW.run_started_at IS NOT NULL AND NEW.disrupted_s IS NOT NULL AND NEW.run_result IN ('success', 'failure', 'error') AND NEW.run_in_rates IS NOT 0
 	ON CONFLICT (day, job, release, from_release, upgrade, backend, disrupted_s) DO UPDATE SET runs = runs + 1,
 		first = min(first, excluded.first), last = max(last, excluded.last);
 END;
 
 CREATE TRIGGER disruption_days_delete AFTER DELETE ON run_disruption_totals
 BEGIN
-	DELETE FROM disruption_days WHERE runs = 1 AND OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+	DELETE FROM disruption_days WHERE runs = 1 AND OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_in_rates IS NOT 0
 		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
 		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
 		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s;
 	UPDATE disruption_days SET runs = runs - 1
-	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_in_rates IS NOT 0
 		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
 		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
 		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s;
@@ -582,13 +532,76 @@ BEGIN
 		first = (SELECT min(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job
 			AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '') AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '')
 			AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '') AND t.backend = OLD.backend AND t.disrupted_s = OLD.disrupted_s
-			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0),
+			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_in_rates IS NOT 0),
 		last = (SELECT max(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days WHERE substr(t.run_started_at, 1, 10) = substr(OLD.run_started_at, 1, 10) AND t.job = OLD.job
 			AND coalesce(t.run_release, '') = coalesce(OLD.run_release, '') AND coalesce(t.run_from_release, '') = coalesce(OLD.run_from_release, '')
 			AND coalesce(t.run_upgrade, '') = coalesce(OLD.run_upgrade, '') AND t.backend = OLD.backend AND t.disrupted_s = OLD.disrupted_s
-			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0)
-	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_upgrade_started IS NOT 0
+			AND t.run_started_at IS NOT NULL AND t.run_result IN ('success', 'failure', 'error') AND t.run_in_rates IS NOT 0)
+	WHERE OLD.run_started_at IS NOT NULL AND OLD.disrupted_s IS NOT NULL AND OLD.run_result IN ('success', 'failure', 'error') AND OLD.run_in_rates IS NOT 0
 		AND day = substr(OLD.run_started_at, 1, 10) AND job = OLD.job AND release = coalesce(OLD.run_release, '')
 		AND from_release = coalesce(OLD.run_from_release, '') AND upgrade = coalesce(OLD.run_upgrade, '')
 		AND backend = OLD.backend AND disrupted_s = OLD.disrupted_s AND (first = OLD.run_started_at OR last = OLD.run_started_at);
+END;
+
+CREATE TRIGGER run_symptoms_copy AFTER INSERT ON run_symptoms
+WHEN EXISTS (SELECT 1 FROM runs r WHERE r.job = NEW.job AND r.build_id = NEW.build_id
+	AND (r.started_at IS NOT NEW.run_started_at OR r.result IS NOT NEW.run_result
+		OR CASE WHEN r.overall_result IN ('N', 'n') THEN 0 ELSE r.upgrade_started END IS NOT NEW.run_in_rates
+		OR r.release IS NOT NEW.run_release OR r.from_release IS NOT NEW.run_from_release OR r.upgrade IS NOT NEW.run_upgrade))
+BEGIN
+	UPDATE run_symptoms SET (run_started_at, run_result, run_in_rates, run_release, run_from_release, run_upgrade) =
+		(SELECT r.started_at, r.result, CASE WHEN r.overall_result IN ('N', 'n') THEN 0 ELSE r.upgrade_started END,
+			r.release, r.from_release, r.upgrade FROM runs r
+		 WHERE r.job = NEW.job AND r.build_id = NEW.build_id)
+	WHERE rowid = NEW.rowid;
+END;
+
+CREATE TRIGGER run_disruptions_copy AFTER INSERT ON run_disruptions
+WHEN EXISTS (SELECT 1 FROM runs r WHERE r.job = NEW.job AND r.build_id = NEW.build_id
+	AND (r.started_at IS NOT NEW.run_started_at OR r.result IS NOT NEW.run_result
+		OR CASE WHEN r.overall_result IN ('N', 'n') THEN 0 ELSE r.upgrade_started END IS NOT NEW.run_in_rates
+		OR r.release IS NOT NEW.run_release OR r.from_release IS NOT NEW.run_from_release OR r.upgrade IS NOT NEW.run_upgrade))
+BEGIN
+	UPDATE run_disruptions SET (run_started_at, run_result, run_in_rates, run_release, run_from_release, run_upgrade) =
+		(SELECT r.started_at, r.result, CASE WHEN r.overall_result IN ('N', 'n') THEN 0 ELSE r.upgrade_started END,
+			r.release, r.from_release, r.upgrade FROM runs r
+		 WHERE r.job = NEW.job AND r.build_id = NEW.build_id)
+	WHERE rowid = NEW.rowid;
+END;
+
+CREATE TRIGGER runs_copy_insert AFTER INSERT ON runs
+BEGIN
+	UPDATE run_symptoms SET run_started_at = NEW.started_at, run_result = NEW.result,
+		run_in_rates = CASE WHEN NEW.overall_result IN ('N', 'n') THEN 0 ELSE NEW.upgrade_started END,
+		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
+	WHERE job = NEW.job AND build_id = NEW.build_id;
+	UPDATE run_disruptions SET run_started_at = NEW.started_at, run_result = NEW.result,
+		run_in_rates = CASE WHEN NEW.overall_result IN ('N', 'n') THEN 0 ELSE NEW.upgrade_started END,
+		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
+	WHERE job = NEW.job AND build_id = NEW.build_id;
+END;
+
+CREATE TRIGGER runs_copy_update AFTER UPDATE ON runs
+WHEN OLD.started_at IS NOT NEW.started_at OR OLD.result IS NOT NEW.result OR OLD.upgrade_started IS NOT NEW.upgrade_started
+	OR OLD.overall_result IS NOT NEW.overall_result
+	OR OLD.release IS NOT NEW.release OR OLD.from_release IS NOT NEW.from_release OR OLD.upgrade IS NOT NEW.upgrade
+BEGIN
+	UPDATE run_symptoms SET run_started_at = NEW.started_at, run_result = NEW.result,
+		run_in_rates = CASE WHEN NEW.overall_result IN ('N', 'n') THEN 0 ELSE NEW.upgrade_started END,
+		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
+	WHERE job = NEW.job AND build_id = NEW.build_id;
+	UPDATE run_disruptions SET run_started_at = NEW.started_at, run_result = NEW.result,
+		run_in_rates = CASE WHEN NEW.overall_result IN ('N', 'n') THEN 0 ELSE NEW.upgrade_started END,
+		run_release = NEW.release, run_from_release = NEW.from_release, run_upgrade = NEW.upgrade
+	WHERE job = NEW.job AND build_id = NEW.build_id;
+END;
+
+CREATE TRIGGER runs_copy_delete AFTER DELETE ON runs
+BEGIN
+	UPDATE run_symptoms SET run_started_at = NULL, run_result = NULL, run_in_rates = NULL,
+		run_release = NULL, run_from_release = NULL, run_upgrade = NULL
+	WHERE job = OLD.job AND build_id = OLD.build_id;
+	UPDATE run_disruptions SET run_started_at = NULL, run_result = NULL, run_in_rates = NULL,
+		run_release = NULL, run_from_release = NULL, run_upgrade = NULL
+	WHERE job = OLD.job AND build_id = OLD.build_id;
 END;

@@ -132,7 +132,7 @@ FROM run_symptoms rs
 JOIN symptoms s ON s.id = rs.symptom_id AND s.active = 1 AND rs.rule_hash IS s.rule_hash
 JOIN runs r ON r.job = rs.job AND r.build_id = rs.build_id
 JOIN jobs j ON j.name = r.job
-WHERE r.result IN ('success', 'failure', 'error') AND r.upgrade_started IS NOT 0
+WHERE r.result IN ('success', 'failure', 'error') AND `+startedRun+`
 	AND (coalesce(j.topology, '') = '' OR (instr(',' || coalesce(s.not_topology, '') || ',', ',' || j.topology || ',') = 0
 		AND (s.topology IS NULL OR instr(',' || s.topology || ',', ',' || j.topology || ',') > 0)))
 GROUP BY 1, 2 ORDER BY 1, 2`)

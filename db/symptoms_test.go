@@ -149,7 +149,7 @@ func TestRuleHashMigration(t *testing.T) {
 		DROP VIEW v_symptom_rates; DROP VIEW v_counted_runs; DROP VIEW v_run_populations;
 		ALTER TABLE run_symptoms DROP COLUMN rule_hash; DELETE FROM schema_migrations WHERE version = 8;
 		CREATE INDEX run_symptoms_days ON run_symptoms (symptom_id, substr(run_started_at, 1, 10), job, run_release, run_from_release,
-			run_upgrade, run_result, run_upgrade_started, run_started_at, build_id);
+			run_upgrade, run_result, run_in_rates, run_started_at, build_id);
 		INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'later', '2026-01-01T00:00:00Z')`); err != nil {
 		t.Fatal(err)
 	}

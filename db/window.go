@@ -7,34 +7,42 @@ import (
 
 // A window's rows are counted from indexes in window order (migration
 // 0017): run_symptoms and run_disruptions carry copies of the columns of
-// their run that a window and a rate read (its start, result, whether its
-// upgrade began, and its edge), kept equal to the run's by triggers, so
+// their run that a window and a rate read (its start, result, whether it
+// is in the rates, and its edge), kept equal to the run's by triggers, so
 // that the rows of a window are one range of an index and no run is
 // looked up. runCols names those columns wherever a query reads them.
 
 // runCopies are the columns of run_symptoms and run_disruptions that copy
 // their run's, and runCopied the run's columns they copy, of runs r.
 const (
-	runCopies = `run_started_at, run_result, run_upgrade_started, run_release, run_from_release, run_upgrade`
-	runCopied = `r.started_at, r.result, r.upgrade_started, r.release, r.from_release, r.upgrade`
+	runCopies = `run_started_at, run_result, run_in_rates, run_release, run_from_release, run_upgrade`
+	runCopied = `r.started_at, r.result, ` + inRatesOf + `, r.release, r.from_release, r.upgrade`
 )
+
+// inRatesOf is the value of run_in_rates for a run r (migration 0023): 0
+// when it is counted apart from the rates (an infrastructure failure, or
+// its upgrade never began), else upgrade_started (NULL, unknown, counts as
+// begun).
+const inRatesOf = `CASE WHEN r.overall_result IN ('N', 'n') THEN 0 ELSE r.upgrade_started END`
 
 // runCols name a run's columns that the counts read: those of runs, or the
 // copies of them in run_symptoms and run_disruptions.
 type runCols struct {
-	job, startedAt, result, upgradeStarted, release, fromRelease, upgrade string
+	job, startedAt, result, release, fromRelease, upgrade string
+	// inRates is the condition that the run is in the rates (startedRun).
+	inRates string
 }
 
 // onRuns are the columns of runs, alias t.
 func onRuns(t string) runCols {
-	return runCols{job: t + ".job", startedAt: t + ".started_at", result: t + ".result", upgradeStarted: t + ".upgrade_started",
+	return runCols{job: t + ".job", startedAt: t + ".started_at", result: t + ".result", inRates: t + ".upgrade_started IS NOT 0 AND coalesce(" + t + ".overall_result, '') NOT IN ('N', 'n')",
 		release: t + ".release", fromRelease: t + ".from_release", upgrade: t + ".upgrade"}
 }
 
 // onCopies are the copies of a run's columns in run_symptoms or
 // run_disruptions, alias t.
 func onCopies(t string) runCols {
-	return runCols{job: t + ".job", startedAt: t + ".run_started_at", result: t + ".run_result", upgradeStarted: t + ".run_upgrade_started",
+	return runCols{job: t + ".job", startedAt: t + ".run_started_at", result: t + ".run_result", inRates: t + ".run_in_rates IS NOT 0",
 		release: t + ".run_release", fromRelease: t + ".run_from_release", upgrade: t + ".run_upgrade"}
 }
 
@@ -42,7 +50,7 @@ func onCopies(t string) runCols {
 func (c runCols) counted() string { return c.result + ` IN ('success', 'failure', 'error')` }
 
 // started is startedRun on c.
-func (c runCols) started() string { return c.upgradeStarted + ` IS NOT 0` }
+func (c runCols) started() string { return c.inRates }
 
 // edge are the run's edge columns, NULL as ”.
 func (c runCols) edge() string {

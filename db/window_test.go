@@ -15,12 +15,12 @@ import (
 // without a run).
 const staleCopies = `SELECT 'run_symptoms ' || s.job || '/' || s.build_id || ' ' || s.symptom_id
 FROM run_symptoms s LEFT JOIN runs r ON r.job = s.job AND r.build_id = s.build_id
-WHERE s.run_started_at IS NOT r.started_at OR s.run_result IS NOT r.result OR s.run_upgrade_started IS NOT r.upgrade_started
+WHERE s.run_started_at IS NOT r.started_at OR s.run_result IS NOT r.result OR s.run_in_rates IS NOT (CASE WHEN r.overall_result IN ('N', 'n') THEN 0 ELSE r.upgrade_started END)
 	OR s.run_release IS NOT r.release OR s.run_from_release IS NOT r.from_release OR s.run_upgrade IS NOT r.upgrade
 UNION ALL
 SELECT 'run_disruptions ' || d.job || '/' || d.build_id || ' ' || d.file || ' ' || d.backend
 FROM run_disruptions d LEFT JOIN runs r ON r.job = d.job AND r.build_id = d.build_id
-WHERE d.run_started_at IS NOT r.started_at OR d.run_result IS NOT r.result OR d.run_upgrade_started IS NOT r.upgrade_started
+WHERE d.run_started_at IS NOT r.started_at OR d.run_result IS NOT r.result OR d.run_in_rates IS NOT (CASE WHEN r.overall_result IN ('N', 'n') THEN 0 ELSE r.upgrade_started END)
 	OR d.run_release IS NOT r.release OR d.run_from_release IS NOT r.from_release OR d.run_upgrade IS NOT r.upgrade
 ORDER BY 1`
 
@@ -28,10 +28,10 @@ ORDER BY 1`
 // totals of run_disruptions (migration 0019).
 const staleTotals = `WITH w AS (
 	SELECT job, build_id, backend, sum(disrupted_s) AS s, count(*) AS n, min(run_started_at) AS a, min(run_result) AS r,
-		min(run_upgrade_started) AS u, min(run_release) AS rel, min(run_from_release) AS fr, min(run_upgrade) AS up
+		min(run_in_rates) AS u, min(run_release) AS rel, min(run_from_release) AS fr, min(run_upgrade) AS up
 	FROM run_disruptions GROUP BY 1, 2, 3
 ), t AS (
-	SELECT job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_upgrade_started, run_release,
+	SELECT job, build_id, backend, disrupted_s, files, run_started_at, run_result, run_in_rates, run_release,
 		run_from_release, run_upgrade
 	FROM run_disruption_totals
 )
@@ -46,7 +46,7 @@ const staleDays = `WITH w AS (
 	SELECT substr(run_started_at, 1, 10) AS day, job, coalesce(run_release, '') AS release, coalesce(run_from_release, '') AS from_release,
 		coalesce(run_upgrade, '') AS upgrade, backend, disrupted_s, count(*) AS runs, min(run_started_at) AS first, max(run_started_at) AS last
 	FROM run_disruption_totals
-	WHERE run_started_at IS NOT NULL AND disrupted_s IS NOT NULL AND run_result IN ('success', 'failure', 'error') AND run_upgrade_started IS NOT 0
+	WHERE run_started_at IS NOT NULL AND disrupted_s IS NOT NULL AND run_result IN ('success', 'failure', 'error') AND run_in_rates IS NOT 0
 	GROUP BY 1, 2, 3, 4, 5, 6, 7
 ), t AS (SELECT day, job, release, from_release, upgrade, backend, disrupted_s, runs, first, last FROM disruption_days)
 SELECT 'want ' || day || ' ' || job || ' ' || backend || ' ' || disrupted_s || ' ' || runs FROM (SELECT * FROM w EXCEPT SELECT * FROM t)
@@ -189,7 +189,7 @@ VALUES ('j-upgrade', 1, 'f', 'kube-api-new-connections', 2, 'backend-disruption'
 	}
 	d := openAt(t, path)
 	checkCopies(t, d, "after the migration from version 16")
-	if got := queryStrings(t, d.db, `SELECT run_started_at || ' ' || run_result || ' ' || coalesce(run_upgrade_started, 'NULL') FROM run_disruptions ORDER BY build_id`); strings.Join(got, ", ") != "2026-11-01T10:00:00Z failure NULL, 2026-11-03T10:00:00Z success 0" {
+	if got := queryStrings(t, d.db, `SELECT run_started_at || ' ' || run_result || ' ' || coalesce(run_in_rates, 'NULL') FROM run_disruptions ORDER BY build_id`); strings.Join(got, ", ") != "2026-11-01T10:00:00Z failure NULL, 2026-11-03T10:00:00Z success 0" {
 		t.Errorf("copies after the migration: %q", got)
 	}
 }
@@ -206,7 +206,7 @@ func TestWindowPlans(t *testing.T) {
 		// A window's symptom rows and runs, grouped by day, job and edge as
 		// they are read: no sort, no run looked up.
 		{`SELECT s.id, rs.job, count(*) FROM symptoms s CROSS JOIN run_symptoms rs INDEXED BY run_symptoms_days ON rs.symptom_id = s.id
-WHERE s.active = 1 AND rs.run_result IN ('success', 'failure', 'error') AND rs.run_upgrade_started IS NOT 0
+WHERE s.active = 1 AND rs.run_result IN ('success', 'failure', 'error') AND rs.run_in_rates IS NOT 0
 	AND substr(rs.run_started_at, 1, 10) >= '2026-01-01' AND rs.run_started_at >= '2026-01-01T12:00:00Z'
 GROUP BY s.id, substr(rs.run_started_at, 1, 10), rs.job, rs.run_release, rs.run_from_release, rs.run_upgrade`,
 			[]string{"COVERING INDEX run_symptoms_days (symptom_id=? AND <expr>>?)"}, []string{"runs", "TEMP B-TREE"}},
@@ -215,12 +215,12 @@ WHERE r.result IN ('success', 'failure', 'error') AND substr(r.started_at, 1, 10
 GROUP BY substr(r.started_at, 1, 10), r.job, r.release, r.from_release, r.upgrade`,
 			[]string{"COVERING INDEX runs_days (<expr>>?)"}, []string{"TEMP B-TREE"}},
 		{`SELECT t.backend, t.job, t.disrupted_s, count(*), min(t.run_started_at) FROM run_disruption_totals t INDEXED BY run_disruption_totals_days
-WHERE t.run_result IN ('success', 'failure', 'error') AND t.run_upgrade_started IS NOT 0
+WHERE t.run_result IN ('success', 'failure', 'error') AND t.run_in_rates IS NOT 0
 	AND substr(t.run_started_at, 1, 10) >= '2026-01-01' AND t.run_started_at >= '2026-01-01T12:00:00Z'
 GROUP BY substr(t.run_started_at, 1, 10), t.job, t.run_release, t.run_from_release, t.run_upgrade, t.backend, t.disrupted_s`,
 			[]string{"COVERING INDEX run_disruption_totals_days (<expr>>?)"}, []string{"TEMP B-TREE"}},
 		{`SELECT d.backend, d.job, d.build_id, d.run_started_at, d.disrupted_s FROM run_disruptions d INDEXED BY run_disruptions_window
-WHERE d.run_result IN ('success', 'failure', 'error') AND d.run_upgrade_started IS NOT 0 AND d.run_started_at >= '2026-01-01T00:00:00Z'`,
+WHERE d.run_result IN ('success', 'failure', 'error') AND d.run_in_rates IS NOT 0 AND d.run_started_at >= '2026-01-01T00:00:00Z'`,
 			[]string{"COVERING INDEX run_disruptions_window (run_started_at>?)"}, []string{"TEMP B-TREE", "runs"}},
 	} {
 		checkPlan(t, d, c.query, c.want, c.not)

@@ -477,7 +477,12 @@ func (w *writer) record(rec *prowcrawl.Record, now time.Time, written map[writte
 			return fmt.Errorf("error of %s: %w", e.Object, err)
 		}
 	}
-	shared = append(shared, startedAt, r.Result, upgradeStarted, release, fromRelease, upgrade)
+	// run_in_rates: 0 for a run counted apart (inRatesOf).
+	inRates := upgradeStarted
+	if r.Overall.Infrastructure() {
+		inRates = int64(0)
+	}
+	shared = append(shared, startedAt, r.Result, inRates, release, fromRelease, upgrade)
 	syms := rec.Symptoms
 	if err := w.rows(qSymptoms, len(syms), shared, func(i int) {
 		sy := &syms[i]

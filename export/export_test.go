@@ -266,6 +266,7 @@ type exported struct {
 	Topology       string  `json:"topology"`
 	Result         string  `json:"result"`
 	UpgradeStarted *bool   `json:"upgrade_started"`
+	OverallResult  string  `json:"overall_result"`
 	Symptoms       []shown `json:"symptoms"`
 	Rules          []struct {
 		ID, Hash, Population string
@@ -284,7 +285,8 @@ type shown struct {
 // export states for the rule must be the same.
 func counted(t *testing.T, r exported, rule classify.Rule) bool {
 	t.Helper()
-	facts := prowcrawl.RunFacts{Result: prowcrawl.Result(r.Result), UpgradeStarted: r.UpgradeStarted, Topology: r.Topology}
+	facts := prowcrawl.RunFacts{Job: r.Job, Result: prowcrawl.Result(r.Result), UpgradeStarted: r.UpgradeStarted, Topology: r.Topology,
+		Overall: prowcrawl.OverallResult(r.OverallResult)}
 	stated := ""
 	for _, x := range r.Rules {
 		if x.Hash != "" {
