@@ -24,6 +24,17 @@ const (
 	OverallRunning        OverallResult = "R" // still running
 )
 
+// OverallResults are the overall results in Sippy's order, each with
+// what it means in a few words.
+var OverallResults = []struct {
+	Code    OverallResult
+	Meaning string
+}{
+	{OverallSuccess, "success"}, {OverallTestFailure, "test failure"}, {OverallUpgradeFailure, "upgrade failure"},
+	{OverallInstallFailure, "install failure"}, {OverallInfraFailure, "external infrastructure"},
+	{OverallInternalInfra, "internal infrastructure"}, {OverallAborted, "aborted"}, {OverallRunning, "running"},
+}
+
 // Infrastructure says whether the run failed for a reason of CI's, not of
 // the product's: Sippy's InfraFailure, out of every rate.
 func (o OverallResult) Infrastructure() bool {

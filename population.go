@@ -1,6 +1,7 @@
 package prowcrawl
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -100,6 +101,21 @@ type RunFacts struct {
 // PopulationOf is the population of a run for the current version of a
 // rule of the given reach.
 func PopulationOf(run RunFacts, rule RuleVersion, reach Reach) Population {
+	switch p := RunPopulation(run); {
+	case p != Counted:
+		return p
+	case !reach.AppliesTo(run.Topology):
+		return OutOfReach
+	case !slices.Contains(run.Evaluated, rule):
+		return NotClassified
+	}
+	return Counted
+}
+
+// RunPopulation is the part of a run's population that no rule changes:
+// Unfinished, AggregatedJob, Infrastructure, NotStarted, or Counted when
+// the run is in the rates of every rule whose reach holds it.
+func RunPopulation(run RunFacts) Population {
 	switch {
 	case !Finished(run.Result):
 		return Unfinished
@@ -109,12 +125,30 @@ func PopulationOf(run RunFacts, rule RuleVersion, reach Reach) Population {
 		return Infrastructure
 	case run.UpgradeStarted != nil && !*run.UpgradeStarted:
 		return NotStarted
-	case !reach.AppliesTo(run.Topology):
-		return OutOfReach
-	case !slices.Contains(run.Evaluated, rule):
-		return NotClassified
 	}
 	return Counted
+}
+
+// LeftOut says, in one sentence, how many runs a page left out of every
+// rate and why: the runs of each population of RunPopulation but Counted.
+// Every page that prints rates prints it.
+func LeftOut(runs map[Population]int) string {
+	return fmt.Sprintf("Left out of every rate: %d whose upgrade never began, %d infrastructure failures (Sippy's N, n), "+
+		"%d of aggregated jobs (they summarise other runs), %d unfinished (aborted or pending).",
+		runs[NotStarted], runs[Infrastructure], runs[AggregatedJob], runs[Unfinished])
+}
+
+// LeftOutWhy says why the finished runs a rate left out were left out,
+// given how many there were and how many of them were infrastructure
+// failures (the others' upgrade never began).
+func LeftOutWhy(leftOut, infra int) string {
+	switch {
+	case infra == 0:
+		return "their upgrade never began"
+	case infra >= leftOut:
+		return "infrastructure failures (Sippy's N, n)"
+	}
+	return fmt.Sprintf("%d infrastructure failures (Sippy's N, n), %d whose upgrade never began", infra, leftOut-infra)
 }
 
 // RuleSetDigest is the canonical name of a set of rule versions: the
@@ -135,5 +169,5 @@ func RuleSetDigest(rules []RuleVersion) string {
 
 // CountedLine says, in one line, what every rate and count of a symptom
 // counts: each command that prints such a count prints it.
-const CountedLine = "Counted: finished runs whose upgrade began, in the rule's reach, read by its current version " +
-	"(presubmits apart)."
+const CountedLine = "Counted: finished runs whose upgrade began, not infrastructure failures nor aggregated, in the rule's reach, " +
+	"read by its current version (presubmits apart)."

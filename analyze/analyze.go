@@ -487,7 +487,7 @@ func (a *analysis) rates() []db.SymptomRate {
 			}
 			r := db.SymptomRate{Symptom: symptom, Scope: k.scope, Key: k.key, FinishedRuns: runs.Runs, Unclassified: unread.Runs,
 				RunsWith: hits.Runs, FailedWith: hits.Failed, PassedWith: hits.Runs - hits.Failed,
-				FailedRuns: runs.Failed, LeftOut: runs.LeftOut, First: runs.First, Last: runs.Last,
+				FailedRuns: runs.Failed, LeftOut: runs.LeftOut, Infra: runs.Infra, First: runs.First, Last: runs.Last,
 				Jobs: len(hits.jobs), Rate: math.NaN(), ShareOfFailures: math.NaN()}
 			if len(hits.jobs) == 1 {
 				for j := range hits.jobs {

@@ -613,6 +613,14 @@ func TestAggregatedRunsApart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The pages say how many they left out: the aggregated runs.
+		tally, err := (Selection{}).Tally(t.Context(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 4}[aggregated]; tally.Populations[prowcrawl.AggregatedJob] != want || tally.Populations[prowcrawl.Counted] != 10 {
+			t.Errorf("tally %v, want %d aggregated and 10 counted", tally.Populations, want)
+		}
 		var goRates, sqlRates []string
 		for _, r := range res.Rates {
 			if r.Symptom == symptom {
@@ -628,6 +636,90 @@ func TestAggregatedRunsApart(t *testing.T) {
 	with, withSQL := counts(true)
 	if !slices.Equal(with, alone) || !slices.Equal(withSQL, aloneSQL) || !slices.Equal(with, withSQL) || len(alone) == 0 {
 		t.Errorf("rates with the aggregated runs\n  go %q\n sql %q\nwant the ordinary runs' alone %q", with, withSQL, alone)
+	}
+}
+
+// TestInfrastructureRunsApart: runs that failed for CI's infrastructure
+// (Sippy's N and n), some of them showing the symptom, beside the ordinary
+// runs of their job: every rate, in Go and in the view, and every verdict
+// side is the ordinary runs' alone; the infrastructure runs are the rates'
+// left-out runs, said to be infrastructure, and the run tally puts each
+// run in one population.
+func TestInfrastructureRunsApart(t *testing.T) {
+	type numbers struct {
+		rates, view, verdicts []string
+		leftOut, infra        int
+		tally                 map[prowcrawl.Population]int
+	}
+	counts := func(infra bool) numbers {
+		d := openStore(t)
+		p := newPlanter(t, d)
+		minor := upgradeJob("4.14", "4.13", "minor", "aws", "ovn")
+		basis := upgradeJob("4.13", "4.12", "minor", "aws", "ovn")
+		p.runs(minor, 12, 5, symptom, now.AddDate(0, 0, -3), now)
+		p.runs(basis, 12, 0, symptom, now.AddDate(0, 0, -3), now)
+		began := true
+		if infra {
+			for i, o := range []prowcrawl.OverallResult{prowcrawl.OverallInfraFailure, prowcrawl.OverallInternalInfra, prowcrawl.OverallInternalInfra} {
+				r := p.run(minor, "failure", now.Add(-time.Duration(i)*time.Hour), symptom)
+				r.Run.Overall, r.Run.UpgradeStarted = o, &began
+			}
+			r := p.run(basis, "error", now) // a Prow error
+			r.Run.Overall = prowcrawl.OverallInternalInfra
+		}
+		p.flush()
+		res, err := Compute(t.Context(), d, DefaultOptions(), Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		view, err := d.ViewRates(t.Context(), symptom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n numbers
+		for _, r := range res.Rates {
+			if r.Symptom == symptom {
+				n.rates = append(n.rates, fmt.Sprintf("%s %s %d %d %d", r.Scope, r.Key, r.FinishedRuns, r.RunsWith, r.FailedRuns))
+				if r.Scope == db.ScopeEdge {
+					n.leftOut += r.LeftOut
+					n.infra += r.Infra
+				}
+			}
+		}
+		for _, r := range view {
+			n.view = append(n.view, fmt.Sprintf("%s %s %d %d %d", r.Scope, r.Key, r.FinishedRuns, r.RunsWith, r.FailedRuns))
+			if r.Scope == db.ScopeEdge && r.Infra > r.LeftOut {
+				t.Errorf("view %s: %d infrastructure runs of %d left out", r.Key, r.Infra, r.LeftOut)
+			}
+		}
+		for _, v := range res.Verdicts {
+			if v.Symptom == symptom {
+				n.verdicts = append(n.verdicts, fmt.Sprintf("%s %s %d/%d %d/%d %s", v.Scope, v.Key, v.SampleHits, v.SampleRuns, v.BasisHits, v.BasisRuns, v.Verdict))
+			}
+		}
+		tally, err := (Selection{}).Tally(t.Context(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.tally = tally.Populations
+		return n
+	}
+	alone, with := counts(false), counts(true)
+	if len(alone.rates) == 0 || !slices.Equal(with.rates, alone.rates) || !slices.Equal(with.view, alone.view) || !slices.Equal(with.rates, with.view) {
+		t.Errorf("rates with infrastructure runs\n  go %q\n sql %q\nwant the ordinary runs' alone %q", with.rates, with.view, alone.rates)
+	}
+	if len(alone.verdicts) == 0 || !slices.Equal(with.verdicts, alone.verdicts) {
+		t.Errorf("verdicts with infrastructure runs\n %q\nwant %q", with.verdicts, alone.verdicts)
+	}
+	// The 4.13->4.14 edge left out its 3; the 4.12->4.13 edge its Prow error.
+	if with.leftOut != 4 || with.infra != 4 || alone.leftOut != 0 {
+		t.Errorf("edges left out %d (%d infrastructure), want 4 (4); alone %d", with.leftOut, with.infra, alone.leftOut)
+	}
+	if got := with.tally[prowcrawl.Infrastructure]; got != 4 || with.tally[prowcrawl.Counted] != 24 || alone.tally[prowcrawl.Infrastructure] != 0 {
+		t.Errorf("tally %v, want 4 infrastructure and 24 counted", with.tally)
+	}
+	if got := prowcrawl.LeftOutWhy(4, 4); !strings.Contains(got, "infrastructure") {
+		t.Errorf("why %q", got)
 	}
 }
 

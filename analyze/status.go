@@ -19,6 +19,9 @@ type Status struct {
 	// ProblemRuns lists the first maxProblemRuns of them.
 	Problems    db.ProblemCounts
 	ProblemRuns []db.RunProblem
+	// Tally counts every stored run by overall result and by population:
+	// how many runs every rate leaves out, and why.
+	Tally db.RunTally
 }
 
 // maxProblemRuns bounds the runs with problems that status lists.
@@ -41,6 +44,9 @@ func LoadStatus(ctx context.Context, store *db.DB, runs int) (Status, error) {
 		}
 	}
 	if s.Problems, s.ProblemRuns, err = store.RunProblems(ctx, maxProblemRuns); err != nil {
+		return s, err
+	}
+	if s.Tally, err = (Selection{}).Tally(ctx, store); err != nil {
 		return s, err
 	}
 	c, ok, err := store.LastCrawl(ctx)

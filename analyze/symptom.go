@@ -34,6 +34,9 @@ type SymptomNumbers struct {
 	// Extras are the runs' own numbers: their timelines, disruption,
 	// failed tests and versions.
 	Extras RunNumbers
+	// Tally counts the runs selected by population: the page says how
+	// many every rate left out, and why.
+	Tally db.RunTally
 }
 
 // Bounded says whether only some of the runs stored were counted.
@@ -85,6 +88,9 @@ func LoadSymptom(ctx context.Context, store *db.DB, id string, s Selection) (Sym
 	}
 	if s.Job != nil {
 		in.Job = s.Job.String()
+	}
+	if in.Tally, err = s.Tally(ctx, store); err != nil {
+		return in, err
 	}
 	b, err := s.Bounds(ctx, store)
 	if err != nil {

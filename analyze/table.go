@@ -56,6 +56,9 @@ type Table struct {
 	// (of Query.Symptom when set).
 	Disruption []db.DisruptionStat
 	Open       []db.Regression
+	// Runs are the runs the query selects, by population: the page says
+	// how many it left out of every rate, and why (prowcrawl.LeftOut).
+	Runs db.RunTally
 }
 
 // LoadTable computes, for the runs q selects, the verdicts q asks for, and
@@ -73,6 +76,9 @@ func LoadTable(ctx context.Context, store *db.DB, q TableQuery) (Table, error) {
 		return t, err
 	}
 	t.Window = res.SampleWindow + " against " + res.BasisWindow
+	if t.Runs, err = q.Tally(ctx, store); err != nil {
+		return t, err
+	}
 	titles := map[string]db.Symptom{}
 	for _, s := range syms {
 		titles[s.ID] = s

@@ -33,6 +33,19 @@ type Selection struct {
 	Options Options
 }
 
+// Tally counts the runs s selects by population and overall result.
+func (s Selection) Tally(ctx context.Context, store *db.DB) (db.RunTally, error) {
+	var keep func(string) bool
+	if s.Job != nil {
+		keep = s.Job.MatchString
+	}
+	t, err := store.TallyRuns(ctx, db.RunFilter{Since: s.Since, Until: s.Until}, keep)
+	if err != nil {
+		return t, fmt.Errorf("analyze: %w", err)
+	}
+	return t, nil
+}
+
 // Thresholds are s.Options, or DefaultOptions when they are unset.
 func (s Selection) Thresholds() Options {
 	if s.Options.Alpha == 0 {

@@ -76,8 +76,11 @@ type Share struct {
 	// RateLow and RateHigh are the rate's 95 % Wilson interval.
 	RateLow  *float64 `json:"rate_low"`
 	RateHigh *float64 `json:"rate_high"`
-	// LeftOut are the finished runs not counted: their upgrade never began.
-	LeftOut int `json:"left_out"`
+	// LeftOut are the finished runs counted apart: their upgrade never
+	// began, or (Infrastructure of them) they failed for CI's
+	// infrastructure.
+	LeftOut        int `json:"left_out"`
+	Infrastructure int `json:"infrastructure"`
 	// From and To are the dates (RFC 3339) of the first and last run counted.
 	From string `json:"from"`
 	To   string `json:"to"`
@@ -101,6 +104,7 @@ type Impact struct {
 	RateLow         *float64 `json:"rate_low"`
 	RateHigh        *float64 `json:"rate_high"`
 	LeftOut         int      `json:"left_out"`
+	Infrastructure  int      `json:"infrastructure"`
 	Text            string   `json:"answer"`
 	// Disruption is what the backends saw in the runs showing it.
 	Disruption []BackendImpact `json:"disruption"`
@@ -270,21 +274,21 @@ func counted(in analyze.SymptomNumbers) string {
 	if !in.Until.IsZero() {
 		s += " started before " + in.Until.UTC().Format(time.DateOnly)
 	}
-	return s + " (success, failure or error; not aborted or pending) whose upgrade began, in the rule's reach (its topologies) and read by " +
-		"its current version; presubmits only in their own scope, never in an edge"
+	return s + " (success, failure or error; not aborted or pending) whose upgrade began, not infrastructure failures nor aggregated, in the rule's reach (its topologies) and read by " +
+		"its current version; presubmits only in their own scope, never in an edge. " + strings.TrimSuffix(prowcrawl.LeftOut(in.Tally.Populations), ".")
 }
 
 func share(r db.SymptomRate, minRuns int) Share {
 	lo, hi := analyze.Wilson(r.RunsWith, r.FinishedRuns)
 	s := Share{Key: r.Key, FinishedRuns: r.FinishedRuns, RunsWith: r.RunsWith, FailedWith: r.FailedWith,
 		PassedWith: r.PassedWith, Rate: Round6(r.Rate), RateLow: Round6(lo), RateHigh: Round6(hi),
-		LeftOut: r.LeftOut, From: RFC3339(r.First), To: RFC3339(r.Last), FewRuns: r.FinishedRuns < minRuns}
+		LeftOut: r.LeftOut, Infrastructure: r.Infra, From: RFC3339(r.First), To: RFC3339(r.Last), FewRuns: r.FinishedRuns < minRuns}
 	if r.Jobs == 1 {
 		s.OnlyJob = r.OnlyJob
 	}
 	left := ""
 	if r.LeftOut > 0 {
-		left = fmt.Sprintf("; %d more left out: their upgrade never began", r.LeftOut)
+		left = fmt.Sprintf("; %d more left out: %s", r.LeftOut, prowcrawl.LeftOutWhy(r.LeftOut, r.Infra))
 	}
 	if r.RunsWith == 0 {
 		s.Text = fmt.Sprintf("%s (0/%d, %s%s)", r.Key, r.FinishedRuns, Interval(0, r.FinishedRuns), left)
@@ -378,6 +382,7 @@ func impact(in analyze.SymptomNumbers, regressed map[string]bool) Impact {
 		im.PassedWith += r.PassedWith
 		im.FailedRuns += r.FailedRuns
 		im.LeftOut += r.LeftOut
+		im.Infrastructure += r.Infra
 		if r.RunsWith > 0 {
 			jobs[r.Key] = true
 		}
@@ -407,7 +412,7 @@ func impact(in analyze.SymptomNumbers, regressed map[string]bool) Impact {
 		}
 	}
 	if im.LeftOut > 0 {
-		im.Text += fmt.Sprintf(" %d more finished runs are left out: their upgrade never began.", im.LeftOut)
+		im.Text += fmt.Sprintf(" %d more finished runs are left out: %s.", im.LeftOut, prowcrawl.LeftOutWhy(im.LeftOut, im.Infrastructure))
 	}
 	im.Examples = pickExamples(in.Evidence, regressed)
 	return im

@@ -19,9 +19,10 @@ type SymptomRate struct {
 	Rate                float64 // RunsWith / FinishedRuns; NaN without runs
 	FailedRuns          int     // the counted runs that failed
 	ShareOfFailures     float64 // FailedWith / FailedRuns; NaN without failed runs
-	// LeftOut is how many finished runs of the key are not counted because
-	// their upgrade never began.
-	LeftOut int
+	// LeftOut is how many finished runs of the key are counted apart: their
+	// upgrade never began, or they failed for CI's infrastructure (Infra of
+	// them).
+	LeftOut, Infra int
 	// Unclassified is how many finished runs of the key the rule's current
 	// version has not read yet: not counted, neither as showing the
 	// symptom nor as not showing it.
@@ -42,11 +43,11 @@ func (d *DB) ViewRates(ctx context.Context, symptom string) ([]SymptomRate, erro
 		var r SymptomRate
 		var rate, share sql.NullFloat64
 		err := rows.Scan(&r.Symptom, &r.Scope, &r.Key, &r.FinishedRuns, &r.RunsWith, &r.FailedWith, &r.PassedWith,
-			&rate, &r.FailedRuns, &share, &r.LeftOut)
+			&rate, &r.FailedRuns, &share, &r.LeftOut, &r.Infra)
 		r.Rate, r.ShareOfFailures = floatOrNaN(rate), floatOrNaN(share)
 		return r, err
 	}, `SELECT symptom, scope, scope_key, finished_runs, runs_with, failed_with,
-	passed_with, rate, failed_runs, share_of_failures, left_out
+	passed_with, rate, failed_runs, share_of_failures, left_out, infrastructure
 FROM v_symptom_rates WHERE ? = '' OR symptom = ?
 ORDER BY symptom, scope, scope_key`, symptom, symptom)
 	if err != nil {

@@ -202,6 +202,62 @@ type StoredRun struct {
 	// UpgradeStarted is whether the run's upgrade began; nil when unknown,
 	// which counts as begun.
 	UpgradeStarted *bool
+	// Overall is the run's overall result (empty: not derived).
+	Overall prowcrawl.OverallResult
+}
+
+// Facts are what the run's population depends on, but its rules.
+func (r StoredRun) Facts() prowcrawl.RunFacts {
+	return prowcrawl.RunFacts{Job: r.Job, Result: r.Result, UpgradeStarted: r.UpgradeStarted, Overall: r.Overall}
+}
+
+// RunTally counts the stored runs started in a filter's bounds by the part
+// of their population no rule changes (prowcrawl.RunPopulation) and by
+// their overall result ("" for a run stored before overall results were).
+type RunTally struct {
+	Populations map[prowcrawl.Population]int
+	Overall     map[prowcrawl.OverallResult]int
+}
+
+// TallyRuns is RunTally of the runs started in f's bounds, of the jobs
+// keep keeps (nil: every job). The database groups them by the facts a
+// population depends on; the domain decides each group's population, so
+// that no SQL restates the definition.
+func (d *DB) TallyRuns(ctx context.Context, f RunFilter, keep func(job string) bool) (RunTally, error) {
+	q := `SELECT r.job, r.result, coalesce(r.overall_result, ''), r.upgrade_started, count(*)
+FROM runs r WHERE 1`
+	var args []any
+	if !f.Since.IsZero() {
+		q += ` AND r.started_at >= ?`
+		args = append(args, formatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		q += ` AND r.started_at < ?`
+		args = append(args, formatTime(f.Until))
+	}
+	q += ` GROUP BY r.job, r.result, coalesce(r.overall_result, ''), r.upgrade_started`
+	t := RunTally{Populations: map[prowcrawl.Population]int{}, Overall: map[prowcrawl.OverallResult]int{}}
+	err := queryEach(ctx, d.db, func(rows *sql.Rows) error {
+		var facts prowcrawl.RunFacts
+		var began sql.NullBool
+		var n int
+		if err := rows.Scan(&facts.Job, &facts.Result, &facts.Overall, &began, &n); err != nil {
+			return err
+		}
+		if keep != nil && !keep(facts.Job) {
+			return nil
+		}
+		if began.Valid {
+			facts.UpgradeStarted = &began.Bool
+		}
+		t.Populations[prowcrawl.RunPopulation(facts)] += n
+		t.Overall[facts.Overall] += n
+		return nil
+	}, q, args...)
+	if err != nil {
+		return RunTally{}, fmt.Errorf("tally runs: %w", err)
+	}
+	return t, nil
 }
 
 // RunFilter bounds StoredRuns by start time (zero for no bound).
@@ -214,7 +270,8 @@ type RunFilter struct {
 // again), in job and build order.
 func (d *DB) StoredRuns(ctx context.Context, f RunFilter) ([]StoredRun, error) {
 	q := `SELECT r.job, coalesce(j.type, ''), r.build_id, r.bucket, r.path, r.url, r.result, r.started_at,
-	coalesce(r.from_release, ''), coalesce(r.release, ''), coalesce(r.upgrade, ''), r.fetch_status, r.upgrade_started
+	coalesce(r.from_release, ''), coalesce(r.release, ''), coalesce(r.upgrade, ''), r.fetch_status, r.upgrade_started,
+	coalesce(r.overall_result, '')
 FROM runs r LEFT JOIN jobs j ON j.name = r.job
 WHERE r.result <> 'pending' AND r.fetch_status IN ('complete', 'partial')`
 	var args []any
@@ -238,7 +295,7 @@ WHERE r.result <> 'pending' AND r.fetch_status IN ('complete', 'partial')`
 		var started sql.NullString
 		var began sql.NullBool
 		if err := rows.Scan(&r.Job, &r.JobType, &r.BuildID, &r.Bucket, &r.Path, &r.URL, &r.Result, &started,
-			&r.Edge.From, &r.Edge.To, &r.Edge.Kind, &r.FetchStatus, &began); err != nil {
+			&r.Edge.From, &r.Edge.To, &r.Edge.Kind, &r.FetchStatus, &began, &r.Overall); err != nil {
 			return nil, fmt.Errorf("stored runs: %w", err)
 		}
 		if began.Valid {

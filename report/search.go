@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/cache"
 	"github.com/openshift-eng/prowcrawl/internal/safe"
@@ -131,12 +132,13 @@ func WriteSearch(w io.Writer, r search.Result, format string) error {
 		return nil
 	}
 	fmt.Fprintln(w, "\nFinished runs that match, per job and edge (P: matching runs fail more often, one-sided Fisher exact test):")
-	leftOut := 0
+	leftOut, infra := 0, 0
 	for _, g := range r.Groups {
 		leftOut += g.LeftOut
+		infra += g.Infra
 	}
-	fmt.Fprintf(w, "Counted: the finished runs searched whose upgrade began (%d left out: upgrade never began); a pattern is no rule, so every such run counts.\n",
-		leftOut)
+	fmt.Fprintf(w, "Counted: the finished runs searched whose upgrade began, not infrastructure failures nor aggregated (%d left out: %s); "+
+		"a pattern is no rule, so every such run counts.\n", leftOut, prowcrawl.LeftOutWhy(leftOut, infra))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tEDGE\tRUNS\tMATCH\tFAILED\tMATCH\tPASSED\tMATCH\tP")
 	for _, g := range r.Groups {

@@ -28,6 +28,9 @@ func WriteStatus(w io.Writer, s analyze.Status) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if len(s.Jobs) > 0 {
+		fmt.Fprintf(w, "\n%s\n%s\n", overallLine(s.Tally.Overall), prowcrawl.LeftOut(s.Tally.Populations))
+	}
 	if len(s.Symptoms) > 0 {
 		fmt.Fprintln(w, "\nSymptoms (counted runs showing each, of which did not succeed):")
 		fmt.Fprintln(w, prowcrawl.CountedLine)
@@ -62,6 +65,24 @@ func WriteStatus(w io.Writer, s analyze.Status) error {
 		}
 	}
 	return nil
+}
+
+// overallLine counts the runs by Sippy's overall result, in Sippy's order,
+// the codes no run has left out.
+func overallLine(runs map[prowcrawl.OverallResult]int) string {
+	var parts []string
+	for _, o := range prowcrawl.OverallResults {
+		if n := runs[o.Code]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s (%s)", n, o.Code, o.Meaning))
+		}
+	}
+	if n := runs[""]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d not derived yet (stored before overall results were)", n))
+	}
+	if len(parts) == 0 {
+		return "Overall results (Sippy's): no run stored."
+	}
+	return "Overall results (Sippy's): " + strings.Join(parts, ", ") + "."
 }
 
 // jobEdge is a job's upgrade edge as its name says it, keyed as prowcrawl.Edge

@@ -59,7 +59,7 @@ func suggestTable(w io.Writer, res suggest.Result) error {
 	fmt.Fprintf(w, "Proposed symptoms: what failed runs share that no rule explains, strongest first.\n")
 	fmt.Fprintf(w, "%d finished runs: %d failed (%d explained by no symptom), %d passed; %d failure texts, %d distinct once normalised, %d clusters.\n",
 		c.FailedTotal+c.PassedTotal, c.FailedTotal, c.UnexplTotal, c.PassedTotal, res.Stats.Texts, res.Stats.Templates, res.Clusters)
-	fmt.Fprintf(w, "Counted: every finished run stored, presubmits and runs whose upgrade never began included: a proposal reads all failure texts, unlike a rate.\n\n")
+	fmt.Fprintf(w, "Counted: every finished run stored, presubmits, infrastructure failures and runs whose upgrade never began included: a proposal reads all failure texts, unlike a rate.\n\n")
 	if len(res.Proposals) == 0 {
 		_, err := fmt.Fprintln(w, "Nothing to propose: no failure that no rule explains recurs in enough failed runs while rare in passed ones.")
 		return err

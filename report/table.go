@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
@@ -199,12 +200,13 @@ func bounded(q analyze.TableQuery) string {
 	return s
 }
 
-// countedRows says what the rows count, under the table.
+// countedRows says what the rows count, under the table, and how many
+// runs the page left out of every rate, and why.
 func countedRows(d analyze.Table) string {
-	s := "Counted: " + bounded(d.Query) + " whose upgrade began (LEFT OUT: the runs whose upgrade never began), in each rule's reach, " +
-		"read by its current version; presubmits only in their own scope."
+	s := "Counted: " + bounded(d.Query) + " whose upgrade began, not infrastructure failures nor aggregated (LEFT OUT: the finished runs " +
+		"counted apart), in each rule's reach, read by its current version; presubmits only in their own scope."
 	if d.Query.Scope() == db.ScopeJob || d.Query.Scope() == db.ScopePresubmit {
 		s += " Windows: " + d.Window + "."
 	}
-	return s
+	return s + " " + prowcrawl.LeftOut(d.Runs.Populations)
 }

@@ -71,9 +71,12 @@ type Group struct {
 	// them; Failed those that failed (failure, error), Passed those that
 	// succeeded. Aborted runs are searched and listed but not counted.
 	Runs, Failed, Passed int
-	// LeftOut counts the finished runs searched whose upgrade never began:
-	// listed when they match, not counted.
-	LeftOut int
+	// LeftOut counts the finished runs searched that are counted apart
+	// (their upgrade never began, or they failed for CI's infrastructure),
+	// listed when they match, not counted; Infra those of them that are
+	// infrastructure failures. An aggregated job's runs are listed and in
+	// no count.
+	LeftOut, Infra int
 	// Hits, FailedHits and PassedHits count those of them that matched.
 	Hits, FailedHits, PassedHits int
 	// P is the one-sided Fisher exact test's p-value of matching runs
@@ -226,8 +229,16 @@ func Search(ctx context.Context, c *cache.Cache, runs []db.StoredRun, opts Optio
 		if !failed && !passed {
 			continue
 		}
-		if r.UpgradeStarted != nil && !*r.UpgradeStarted {
+		switch prowcrawl.RunPopulation(r.Facts()) {
+		case prowcrawl.Counted:
+		case prowcrawl.Infrastructure:
 			g.LeftOut++
+			g.Infra++
+			continue
+		case prowcrawl.NotStarted:
+			g.LeftOut++
+			continue
+		default: // an aggregated job's run summarises others: listed, never counted
 			continue
 		}
 		g.Runs++

@@ -119,7 +119,7 @@ func TestSearchCountsAsTheView(t *testing.T) {
 	dbPath := demoDB(t)
 	const job = "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade"
 	out := runOK(t, "search", "--db", dbPath, "i/o timeout")
-	if !strings.Contains(out, "Counted: the finished runs searched whose upgrade began (1 left out: upgrade never began)") {
+	if !strings.Contains(out, "Counted: the finished runs searched whose upgrade began, not infrastructure failures nor aggregated (1 left out: their upgrade never began)") {
 		t.Errorf("search does not say what it counted:\n%s", out)
 	}
 	counted := countRows(t, dbPath, `SELECT count(*) FROM v_run_populations WHERE symptom_id = 'etcd-connection-refused' AND job = '`+job+`' AND population = 'counted'`)

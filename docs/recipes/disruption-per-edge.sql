@@ -9,6 +9,6 @@ select d.backend, count(*) as runs, sum(d.disrupted_s > 0) as disrupted_runs,
 from v_disruption d
 where d.edge = '4.13->4.14 minor'
   and exists (select 1 from v_run_populations p where p.job = d.job and p.build_id = d.build_id
-              and p.population not in ('unfinished', 'upgrade not started'))
+              and p.population not in ('unfinished', 'aggregated', 'infrastructure', 'upgrade not started'))
 group by d.backend
 order by max(d.disrupted_s) desc, d.backend;
