@@ -37,6 +37,10 @@ type SymptomNumbers struct {
 	// Tally counts the runs selected by population: the page says how
 	// many every rate left out, and why.
 	Tally db.RunTally
+	// Onset and End are where, by payload, the symptom began and stopped
+	// on its regressed edge (nil when no edge shows it): Found says
+	// whether the change is significant.
+	Onset, End *Change
 }
 
 // Bounded says whether only some of the runs stored were counted.
@@ -161,6 +165,9 @@ func LoadSymptom(ctx context.Context, store *db.DB, id string, s Selection) (Sym
 		}
 	}
 	in.Weekly = res.Weekly[id]
+	if err := in.loadChanges(ctx, store, b); err != nil {
+		return in, err
+	}
 	ev, err := store.RunEvidence(ctx, id, "", b, evidenceRead)
 	if err != nil {
 		return in, fmt.Errorf("assess %s: %w", id, err)

@@ -141,6 +141,10 @@ type Regression struct {
 	// Tracked says how the regressions table holds it: open since when,
 	// reopened, closed.
 	Tracked []string `json:"tracked"`
+	// Onset and End are where, by payload, it began and stopped on its
+	// regressed edge (null when no edge shows it).
+	Onset *Change `json:"onset"`
+	End   *Change `json:"end"`
 }
 
 // Finding is one comparison of a sample with its basis, in words: the
@@ -252,6 +256,15 @@ func Assess(in analyze.SymptomNumbers) Assessment {
 	}
 	a.Remediation = remediation(in.Extras)
 	a.Regression = regression(edges, variants, in.Bounded())
+	a.Regression.Onset, a.Regression.End = change(in.Onset), change(in.End)
+	if o := a.Regression.Onset; o != nil && o.Found && a.Regression.Answer == AnswerYes {
+		a.Regression.Text = strings.TrimSuffix(a.Regression.Text, ".") + ", from payload " + o.FirstBad + " (the last clean one: " + o.LastClean + ")."
+	}
+	for _, c := range []*Change{a.Regression.Onset, a.Regression.End} {
+		if c != nil && (c.Found || c == a.Regression.Onset) {
+			a.Regression.Text += " " + c.Text
+		}
+	}
 	a.Regression.Tracked = lifecycleWords(in.Extras.Regressions)
 	if a.Regression.Tracked == nil {
 		a.Regression.Tracked = []string{}

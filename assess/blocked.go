@@ -16,7 +16,10 @@ import (
 // BlockedEdge is the draft of one blocked-edges/<to>-<Name>.yaml document:
 // the updates into one target release that the symptom regressed.
 type BlockedEdge struct {
-	To      string // the first CI payload of the target release that showed it
+	To string // the first bad CI payload of the target release (its onset), else the first that showed it
+	// FixedIn is the first clean payload after the symptom's end, when the
+	// end is significant; empty otherwise (Comments say why).
+	FixedIn string
 	From    string // a regular expression of the affected from-versions
 	URL     string // the symptom's bug; empty when it has none
 	Name    string // CamelCase
@@ -150,8 +153,15 @@ func blockedEdges(in analyze.SymptomNumbers, a Assessment) []BlockedEdge {
 		if len(untested) > 0 {
 			d.Comments = append(d.Comments, "Platforms with no cluster_infrastructure_provider type known here: "+strings.Join(untested, ", ")+".")
 		}
-		// To: the first payload of the target that showed it.
+		// To: the onset's first bad payload, else the first payload of the
+		// target that showed it.
+		if o := a.Regression.Onset; o != nil && o.Found && slices.Contains(keys, o.Edge) {
+			d.To = o.FirstBad
+		}
 		for _, r := range in.Extras.Runs {
+			if d.To != "" {
+				break
+			}
 			if slices.Contains(keys, r.Edge) && r.ToVersion != "" {
 				d.To = r.ToVersion
 				break
@@ -161,9 +171,22 @@ func blockedEdges(in analyze.SymptomNumbers, a Assessment) []BlockedEdge {
 			d.To = target + ".0"
 			d.Comments = append(d.Comments, "No run recorded its target version: "+d.To+" stands for the first "+target+" release.")
 		}
+		toWhat := "the first CI payload that showed it"
+		if o := a.Regression.Onset; o != nil && o.Found && d.To == o.FirstBad {
+			toWhat = "the first bad CI payload of its onset (" + o.Text + ")"
+		}
 		d.Comments = append(d.Comments,
-			"to is the first CI payload that showed it: replace it with each released "+target+" version that carries the bug (one file each).",
-			"CI cannot know the version that fixes it (add fixedIn when known) nor how much of the fleet runs the affected platforms.")
+			"to is "+toWhat+": replace it with each released "+target+" version that carries the bug (one file each).")
+		switch e := a.Regression.End; {
+		case e != nil && e.Found && slices.Contains(keys, e.Edge):
+			d.FixedIn = e.FirstClean
+			d.Comments = append(d.Comments, "fixedIn is the first clean CI payload after its end ("+e.Text+"): replace it with the first released version that carries the fix.")
+		case e != nil && e.Payloads >= 2:
+			d.Comments = append(d.Comments, "No fixedIn: "+strings.TrimSuffix(e.Text, ".")+"; add it when a payload fixes it.")
+		default:
+			d.Comments = append(d.Comments, "No fixedIn: no payload of these edges is known to fix it; add it when one does.")
+		}
+		d.Comments = append(d.Comments, "CI cannot know how much of the fleet runs the affected platforms.")
 		if d.URL == "" {
 			d.Comments = append(d.Comments, "The symptom has no bug: set url to the bug or knowledge article.")
 		}

@@ -47,6 +47,9 @@ func writeBlockedEdges(w io.Writer, a assess.Assessment) error {
 		str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: safe.Line(s)} }
 		add("to", str(d.To))
 		add("from", str(d.From))
+		if d.FixedIn != "" {
+			add("fixedIn", str(d.FixedIn))
+		}
 		if d.URL != "" {
 			add("url", str(d.URL))
 		} else {
