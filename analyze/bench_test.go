@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
 
@@ -56,4 +57,44 @@ func envInt(b *testing.B, name string, def int) int {
 		b.Fatalf("%s=%q is not a count", name, s)
 	}
 	return n
+}
+
+// BenchmarkRegressionOnsets finds the onset of every open regression of
+// the generated database (see BenchmarkAnalyze for its size and reuse),
+// its runs ordered by their nightly payloads: the work of report --changes
+// on top of one analysis.
+func BenchmarkRegressionOnsets(b *testing.B) {
+	n := envInt(b, "PROWCRAWL_BENCH_RUNS", 100_000)
+	path := os.Getenv("PROWCRAWL_BENCH_DB")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "bench.db")
+	}
+	d, _, err := benchdb.Open(b.Context(), path, n, envInt(b, "PROWCRAWL_BENCH_TESTS", 10))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := Run(b.Context(), d, DefaultOptions()); err != nil {
+		b.Fatal(err)
+	}
+	regs, err := d.Regressions(b.Context(), db.RegressionOpen)
+	if err != nil {
+		b.Fatal(err)
+	}
+	found := 0
+	for b.Loop() {
+		onsets, err := RegressionOnsets(b.Context(), d, regs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		found = 0
+		for _, o := range onsets {
+			if o.Found {
+				found++
+			}
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/op")
+	b.ReportMetric(float64(len(regs)), "regressions")
+	b.ReportMetric(float64(found), "onsets")
 }

@@ -216,3 +216,29 @@ func (n *SymptomNumbers) loadChanges(ctx context.Context, store *db.DB, b db.Bou
 	n.Onset, n.End = &o, &e
 	return nil
 }
+
+// OnsetKey names a regression's onset in RegressionOnsets.
+func OnsetKey(symptom, scope, key string) string { return symptom + "\x00" + scope + "\x00" + key }
+
+// RegressionOnsets finds the onset of each of regs on an edge or a variant
+// (release comparisons; a job's window has no payload order), over every
+// stored run: one read of the payload counts per symptom.
+func RegressionOnsets(ctx context.Context, store *db.DB, regs []db.Regression) (map[string]Change, error) {
+	keys := map[string][][2]string{}
+	for _, r := range regs {
+		if r.Comparison == db.CompareRelease && (r.Scope == db.ScopeEdge || r.Scope == db.ScopeVariant) {
+			keys[r.Symptom] = append(keys[r.Symptom], [2]string{r.Scope, r.Key})
+		}
+	}
+	out := map[string]Change{}
+	for symptom, ks := range keys {
+		changes, err := Changes(ctx, store, symptom, KindOnset, db.Bounds{}, ks)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range changes {
+			out[OnsetKey(c.Symptom, c.Scope, c.Key)] = c
+		}
+	}
+	return out, nil
+}

@@ -256,7 +256,7 @@ func Assess(in analyze.SymptomNumbers) Assessment {
 	}
 	a.Remediation = remediation(in.Extras)
 	a.Regression = regression(edges, variants, in.Bounded())
-	a.Regression.Onset, a.Regression.End = change(in.Onset), change(in.End)
+	a.Regression.Onset, a.Regression.End = ChangeOf(in.Onset), ChangeOf(in.End)
 	if o := a.Regression.Onset; o != nil && o.Found && a.Regression.Answer == AnswerYes {
 		a.Regression.Text = strings.TrimSuffix(a.Regression.Text, ".") + ", from payload " + o.FirstBad + " (the last clean one: " + o.LastClean + ")."
 	}

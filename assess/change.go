@@ -40,8 +40,8 @@ type Change struct {
 	Text      string           `json:"text"`
 }
 
-// change is c in the assessment's words; nil for nil.
-func change(c *analyze.Change) *Change {
+// ChangeOf is c in the assessment's words; nil for nil.
+func ChangeOf(c *analyze.Change) *Change {
 	if c == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/safe"
@@ -43,6 +44,9 @@ type ChangeRow struct {
 	AgeDays     int      `json:"age_days"` // days open, to now or to its closing
 	FirstRun    string   `json:"first_run,omitempty"`
 	FirstRunURL string   `json:"first_run_url,omitempty"`
+	// Onset is where, by payload, a regression opened or reopened on an
+	// edge or a variant began (assess.Change); absent for the others.
+	Onset *assess.Change `json:"onset,omitempty"`
 }
 
 // changesDoc is the JSON of report --changes.
@@ -57,7 +61,7 @@ type changesDoc struct {
 const stillOpen = "still_open"
 
 // changeRows flattens c: opened, reopened, closed, then still open.
-func changeRows(c db.Changes, now time.Time) []ChangeRow {
+func changeRows(c db.Changes, onsets map[string]analyze.Change, now time.Time) []ChangeRow {
 	rows := []ChangeRow{}
 	add := func(change string, rs []db.Regression) {
 		for _, r := range rs {
@@ -78,6 +82,9 @@ func changeRows(c db.Changes, now time.Time) []ChangeRow {
 			if !r.ClosedAt.IsZero() {
 				row.ClosedAt = r.ClosedAt.UTC().Format(time.RFC3339)
 			}
+			if o, ok := onsets[analyze.OnsetKey(r.Symptom, r.Scope, r.Key)]; ok && (change == db.ChangeOpened || change == db.ChangeReopened) {
+				row.Onset = assess.ChangeOf(&o)
+			}
 			rows = append(rows, row)
 		}
 	}
@@ -93,7 +100,13 @@ func changeRows(c db.Changes, now time.Time) []ChangeRow {
 // enough for a chat message or a bug comment, or JSON. now dates the age of
 // the regressions still open.
 func WriteChanges(w io.Writer, c db.Changes, format string, now time.Time) error {
-	rows := changeRows(c, now)
+	return WriteChangesOnsets(w, c, nil, format, now)
+}
+
+// WriteChangesOnsets is WriteChanges with the onsets of the regressions
+// opened and reopened (analyze.RegressionOnsets), said under each.
+func WriteChangesOnsets(w io.Writer, c db.Changes, onsets map[string]analyze.Change, format string, now time.Time) error {
+	rows := changeRows(c, onsets, now)
 	switch format {
 	case FormatJSON:
 		doc := changesDoc{Analyses: len(c.Analyses), Rows: rows}
@@ -175,6 +188,11 @@ func writeChangesTable(w io.Writer, c db.Changes, rows []ChangeRow) error {
 	if len(rows) > 0 {
 		fmt.Fprintln(bw)
 	}
+	for _, r := range rows {
+		if r.Onset != nil {
+			fmt.Fprintf(bw, "Onset of %s on %s: %s\n", safe.Line(r.SymptomID), safe.Line(r.ScopeKey), safe.Line(r.Onset.Text))
+		}
+	}
 	fmt.Fprintln(bw, countsLine(c))
 	return bw.Flush()
 }
@@ -204,7 +222,16 @@ func writeChangesMarkdown(w io.Writer, c db.Changes, rows []ChangeRow) error {
 			if change == stillOpen {
 				age = ", open " + assess.Days(r.AgeDays)
 			}
-			fmt.Fprintf(bw, "- %s %s on %s: %s%s\n", words[change], mdCode(r.SymptomID), key, safe.Markdown(changeNumbers(r)), age)
+			onset := ""
+			if o := r.Onset; o != nil && o.Found {
+				onset = fmt.Sprintf("; began between payload %s and %s (%s)", mdCode(o.LastClean), mdCode(o.FirstBad), assess.PPhrase(o.PValue))
+				if o.Changelog != nil {
+					onset += ", [changelog](" + safe.URL(o.Changelog.URL) + ")"
+				}
+			} else if o != nil && o.Payloads >= 2 {
+				onset = fmt.Sprintf("; no onset by payload (%s)", assess.PPhrase(o.PValue))
+			}
+			fmt.Fprintf(bw, "- %s %s on %s: %s%s%s\n", words[change], mdCode(r.SymptomID), key, safe.Markdown(changeNumbers(r)), age, onset)
 		}
 	}
 	return bw.Flush()

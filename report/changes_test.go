@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 )
@@ -68,5 +69,63 @@ func TestChanges(t *testing.T) {
 	}
 	if err := WriteChanges(&bytes.Buffer{}, db.Changes{}, "csv", fixtureNow); err == nil {
 		t.Error("csv accepted")
+	}
+}
+
+// TestChangesWithOnsets: the regressions opened are said with their onset
+// (analyze.RegressionOnsets over the fixture's runs) in every format; a
+// found onset is said with its payloads and its changelog.
+func TestChangesWithOnsets(t *testing.T) {
+	d := openFixture(t)
+	c, err := d.RegressionChanges(t.Context(), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onsets, err := analyze.RegressionOnsets(t.Context(), d, c.Opened)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(onsets) != len(c.Opened) || len(onsets) == 0 {
+		t.Fatalf("%d onsets of %d regressions opened", len(onsets), len(c.Opened))
+	}
+	var b bytes.Buffer
+	if err := WriteChangesOnsets(&b, c, onsets, FormatJSON, fixtureNow); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Changes []struct {
+			Key   string `json:"scope_key"`
+			Onset *struct {
+				Edge     string   `json:"edge"`
+				Interval []string `json:"interval"`
+				Runs     int      `json:"runs_before"`
+				After    int      `json:"runs_after"`
+				P        float64  `json:"p_value"`
+			} `json:"onset"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Changes {
+		if o := r.Onset; o == nil || o.Edge != r.Key || o.Runs+o.After == 0 || o.P <= 0 || o.P > 1 || o.Interval == nil {
+			t.Errorf("%s: onset %+v", r.Key, o)
+		}
+	}
+	// A found onset, as the analysis would give it.
+	for k, o := range onsets {
+		o.Found, o.Before, o.After = true, "4.14.0-0.nightly-2026-11-09-010101", "4.14.0-0.nightly-2026-11-11-105549"
+		l, _ := prowcrawl.Changelog(o.Before, o.After)
+		o.Changelog = &l
+		onsets[k] = o
+	}
+	for _, format := range []string{FormatTable, FormatMarkdown} {
+		b.Reset()
+		if err := WriteChangesOnsets(&b, c, onsets, format, fixtureNow); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "4.14.0-0.nightly-2026-11-11-105549") || !strings.Contains(b.String(), "changelog?from=4.14.0-0.nightly-2026-11-09-010101") {
+			t.Errorf("%s does not name the onset:\n%s", format, b.String())
+		}
 	}
 }

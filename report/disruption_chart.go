@@ -46,7 +46,7 @@ func openRegressions(regs []db.Regression) []OpenRegression {
 		if !r.ReopenedAt.IsZero() {
 			from = r.ReopenedAt
 		}
-		row := changeRows(db.Changes{StillOpen: []db.Regression{r}}, r.LastSeenAt)[0]
+		row := changeRows(db.Changes{StillOpen: []db.Regression{r}}, nil, r.LastSeenAt)[0]
 		open = append(open, OpenRegression{Symptom: r.Symptom, Key: r.Key, Scope: r.Scope, Numbers: changeNumbers(row),
 			Since: from.UTC().Format(time.DateOnly), Days: row.AgeDays, FirstRunURL: r.FirstRunURL})
 	}

@@ -92,7 +92,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err != nil {
 				return err
 			}
-			return report.WriteChanges(w, c, o.Format, time.Now())
+			onsets, err := analyze.RegressionOnsets(ctx, store, append(c.Opened, c.Reopened...))
+			if err != nil {
+				return err
+			}
+			return report.WriteChangesOnsets(w, c, onsets, o.Format, time.Now())
 		}
 		if o.Assess != "" {
 			in, err := analyze.LoadSymptom(ctx, store, q.Symptom, q.Selection)

@@ -109,6 +109,9 @@ func Generate(ctx context.Context, d *db.DB, n, tests int) error {
 		}
 		build++
 		r := Record(j, build, result, start, shows...)
+		// A nightly payload every six hours, as the release controller
+		// builds them: the runs of an edge by payload, for its onsets.
+		r.Run.ToVersion = j.Release + ".0-0.nightly-" + start.Truncate(6*time.Hour).Format("2006-01-02-150405")
 		if result != prowcrawl.ResultPending {
 			// Four backends of one backend-disruption file, as a run's
 			// e2e step writes them: mostly a second or two, more in a run
