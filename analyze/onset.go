@@ -45,6 +45,8 @@ type Change struct {
 	// any of which can be the change ([] when it lies between the two).
 	Before, After string
 	Interval      []string
+	// AfterAt is the time After is ordered by: where a chart marks it.
+	AfterAt time.Time
 	// The runs and hits before and after the best split.
 	RunsBefore, HitsBefore, RunsAfter, HitsAfter int
 	P                                            float64
@@ -141,7 +143,7 @@ func FindChange(symptom, scope, key, kind string, pts []PayloadPoint) Change {
 	}
 	// The change lies between payload Lo-1 and payload Hi: those two are
 	// known to be on either side, the ones between can be either.
-	c.Before, c.After = pts[cp.Lo-1].Name, pts[cp.Hi].Name
+	c.Before, c.After, c.AfterAt = pts[cp.Lo-1].Name, pts[cp.Hi].Name, pts[cp.Hi].At
 	for _, p := range pts[cp.Lo:cp.Hi] {
 		c.Interval = append(c.Interval, p.Name)
 	}

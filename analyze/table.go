@@ -56,6 +56,9 @@ type Table struct {
 	// (of Query.Symptom when set).
 	Disruption []db.DisruptionStat
 	Open       []db.Regression
+	// Onsets are, with Query.Trend, the onsets of the open regressions
+	// (RegressionOnsets, by OnsetKey).
+	Onsets map[string]Change
 	// Runs are the runs the query selects, by population: the page says
 	// how many it left out of every rate, and why (prowcrawl.LeftOut).
 	Runs db.RunTally
@@ -109,6 +112,9 @@ func LoadTable(ctx context.Context, store *db.DB, q TableQuery) (Table, error) {
 		if q.Symptom == "" || r.Symptom == q.Symptom {
 			t.Open = append(t.Open, r)
 		}
+	}
+	if t.Onsets, err = RegressionOnsets(ctx, store, t.Open); err != nil {
+		return t, err
 	}
 	return t, nil
 }

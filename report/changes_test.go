@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,36 @@ func TestChangesWithOnsets(t *testing.T) {
 		if !strings.Contains(b.String(), "4.14.0-0.nightly-2026-11-11-105549") || !strings.Contains(b.String(), "changelog?from=4.14.0-0.nightly-2026-11-09-010101") {
 			t.Errorf("%s does not name the onset:\n%s", format, b.String())
 		}
+	}
+}
+
+// TestHTMLMarksOnsets: the page's trend of a symptom marks the week of
+// each found onset of its edge regressions, and its open regressions say
+// each onset.
+func TestHTMLMarksOnsets(t *testing.T) {
+	d := load(t, openFixture(t), analyze.TableQuery{Trend: true})
+	if len(d.Onsets) == 0 {
+		t.Fatal("no onsets of the open regressions")
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Onset by payload") || !strings.Contains(b.String(), "No onset within") || strings.Contains(b.String(), "stroke-dasharray=\"4 3\"") {
+		t.Errorf("the page does not say the onsets, or marks one not found")
+	}
+	var edge analyze.Change
+	for k, o := range d.Onsets {
+		if o.Scope == db.ScopeEdge {
+			o.Found, o.Before, o.After, o.AfterAt = true, "4.14.0-0.nightly-2026-11-09-010101", "4.14.0-0.nightly-2026-11-11-105549", time.Date(2026, 11, 11, 10, 55, 49, 0, time.UTC)
+			d.Onsets[k], edge = o, o
+		}
+	}
+	b.Reset()
+	if err := WriteHTML(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `stroke-dasharray="4 3"`) || !strings.Contains(b.String(), "onset "+html.EscapeString(edge.Key)) {
+		t.Errorf("the trend does not mark the onset on %s", edge.Key)
 	}
 }

@@ -189,9 +189,34 @@ type trendChart struct {
 	Weeks           []tick
 	Series          []series
 	Omitted         int // edges with runs that are not drawn
+	Marks           []mark
 	Left, Right     int
 	Top, Bottom     int
 	LabelY          int
+}
+
+// mark is a vertical line on a trend at a regression's onset: its first
+// bad payload's week.
+type mark struct {
+	X, Label, Title string
+}
+
+// onsetMarks are the found onsets of symptom's edge regressions, as marks
+// to place: the time of each first bad payload, and what to say of it.
+func onsetMarks(onsets map[string]analyze.Change, symptom string) []onsetMark {
+	var out []onsetMark
+	for _, o := range onsets {
+		if o.Symptom == symptom && o.Scope == db.ScopeEdge && o.Found {
+			out = append(out, onsetMark{at: o.AfterAt, edge: o.Key, title: assess.ChangeOf(&o).Text})
+		}
+	}
+	slices.SortFunc(out, func(a, b onsetMark) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.edge, b.edge)) })
+	return out
+}
+
+type onsetMark struct {
+	at          time.Time
+	edge, title string
 }
 
 type gridLine struct {
@@ -258,7 +283,7 @@ func lastMonday(w db.WeeklyRate) time.Time {
 
 // trendOf draws a symptom's weekly rates on weeks: the edges with the most
 // runs showing it first, at most trendLines of them.
-func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time) (trendChart, bool) {
+func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time, onsets []onsetMark) (trendChart, bool) {
 	c := trendChart{ID: "trend-" + symptom, Width: trendWidth, Left: trendLeft, Right: trendRight,
 		Top: trendTop, Bottom: trendBottom, LabelY: trendBottom + 20}
 	if len(weeks) == 0 {
@@ -357,6 +382,13 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time) (
 	}
 	// Drawn last, the edge with the most hits is on top.
 	slices.Reverse(c.Series)
+	for _, o := range onsets {
+		monday := o.at.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(int(o.at.UTC().Weekday())+6)%7)
+		if i, ok := index[monday]; ok {
+			c.Marks = append(c.Marks, mark{X: fx(xOf(i)), Label: "onset " + o.edge, Title: o.title})
+			desc = append(desc, o.title)
+		}
+	}
 	c.Height = legendTop + ((len(c.Series)+1)/2)*legendRow + 4
 	c.Title = fmt.Sprintf("%s: weekly rate of runs showing it, per edge, %s to %s", title,
 		weeks[0].Format(time.DateOnly), weeks[len(weeks)-1].Format(time.DateOnly))

@@ -35,11 +35,13 @@ type OpenRegression struct {
 	Since               string
 	Days                int
 	FirstRunURL         string
+	// Onset says where, by payload, it began (analyze.RegressionOnsets).
+	Onset string
 }
 
 // openRegressions are the open regressions as the page lists them, with
 // their age.
-func openRegressions(regs []db.Regression) []OpenRegression {
+func openRegressions(regs []db.Regression, onsets map[string]analyze.Change) []OpenRegression {
 	var open []OpenRegression
 	for _, r := range regs {
 		from := r.OpenedAt
@@ -49,6 +51,9 @@ func openRegressions(regs []db.Regression) []OpenRegression {
 		row := changeRows(db.Changes{StillOpen: []db.Regression{r}}, nil, r.LastSeenAt)[0]
 		open = append(open, OpenRegression{Symptom: r.Symptom, Key: r.Key, Scope: r.Scope, Numbers: changeNumbers(row),
 			Since: from.UTC().Format(time.DateOnly), Days: row.AgeDays, FirstRunURL: r.FirstRunURL})
+		if o, ok := onsets[analyze.OnsetKey(r.Symptom, r.Scope, r.Key)]; ok {
+			open[len(open)-1].Onset = assess.ChangeOf(&o).Text
+		}
 	}
 	return open
 }

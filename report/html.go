@@ -97,7 +97,7 @@ func WriteHTML(w io.Writer, d analyze.Table) error {
 	}
 	p.Colors.Sample, p.Colors.Basis = colorSample, colorBasis
 	p.VerdictCSS = verdictCSS()
-	p.Disruption, p.Open = disruptionCharts(d.Disruption), openRegressions(d.Open)
+	p.Disruption, p.Open = disruptionCharts(d.Disruption), openRegressions(d.Open, d.Onsets)
 	if d.Query.Symptom != "" {
 		p.Filters = append(p.Filters, "symptom "+d.Query.Symptom)
 	}
@@ -134,7 +134,7 @@ func WriteHTML(w io.Writer, d analyze.Table) error {
 			}
 		}
 		sec.Bars, sec.HasBars = barsOf(id, title, d.Query.Scope(), d.Rows, d.Query.Bounded())
-		sec.Trend, sec.HasTrend = trendOf(id, title, d.Weekly[id], weeks)
+		sec.Trend, sec.HasTrend = trendOf(id, title, d.Weekly[id], weeks, onsetMarks(d.Onsets, id))
 		if !sec.HasBars {
 			p.Quiet = append(p.Quiet, id)
 			continue

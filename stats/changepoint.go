@@ -137,12 +137,12 @@ func FindChange(pts []Point, d Direction, seed uint64) ChangePoint {
 	}
 	shuffled := make([]int, m+1)
 	as := 0
-	for k := 1; k <= Permutations; k++ {
+	for shuffles := 1; shuffles <= Permutations; shuffles++ {
 		rng.Shuffle(n, func(i, j int) { labels[i], labels[j] = labels[j], labels[i] })
-		k, sum := 0, 0
+		run, sum := 0, 0
 		for i := 1; i <= m; i++ {
-			for ; k < runs[i]; k++ {
-				if labels[k] {
+			for ; run < runs[i]; run++ {
+				if labels[run] {
 					sum++
 				}
 			}
@@ -151,7 +151,7 @@ func FindChange(pts []Point, d Direction, seed uint64) ChangePoint {
 		if _, l := best(runs, shuffled, d); l >= c.LogLR-1e-9 {
 			as++
 			if as == exceedances {
-				c.P = float64(as) / float64(k)
+				c.P = float64(as) / float64(shuffles)
 				return c
 			}
 		}

@@ -22,3 +22,16 @@ func TestFindChangeEdges(t *testing.T) {
 		t.Errorf("an onset found as an end: %+v", down)
 	}
 }
+
+// TestPValueBounds: a flat sequence stops early with a p-value in (0, 1];
+// a clear step keeps every shuffle and cannot go below 1/(Permutations+1).
+func TestPValueBounds(t *testing.T) {
+	flat := []Point{{5, 1}, {4, 1}, {6, 2}, {5, 1}, {3, 1}, {6, 1}, {4, 2}, {5, 1}}
+	if cp := FindChange(flat, Up, 3); cp.Split != 0 && (cp.P <= 0.05 || cp.P > 1) {
+		t.Errorf("flat: p %v", cp.P)
+	}
+	step := []Point{{9, 0}, {8, 0}, {9, 0}, {7, 0}, {8, 5}, {9, 6}, {8, 5}, {9, 6}}
+	if cp := FindChange(step, Up, 3); cp.P != 1.0/(Permutations+1) {
+		t.Errorf("step: p %v, want %v", cp.P, 1.0/(Permutations+1))
+	}
+}
