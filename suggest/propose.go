@@ -87,6 +87,9 @@ type Proposal struct {
 	rule    classify.Rule
 	score   float64
 	shown   string // the common line, as the title shows it
+	// note, when set, says where the texts came from (FromLines), in
+	// place of the counts a proposal from runs has.
+	note string
 }
 
 // Rules returns the proposal as a classify rule.
@@ -521,22 +524,13 @@ func (c *Collector) generic(runs []uint32) bool {
 // all the templates gathered.
 func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, bool) {
 	lead := cl.members[0]
-	lines := commonLines(cl)
 	// The first line that the most members share: a message says what
 	// failed first and its details after.
-	best := -1
-	for i, l := range lines {
-		if l.literal < minLiteral || words(l.toks) < minWords {
-			continue
-		}
-		if best < 0 || len(l.members) > len(lines[best].members) {
-			best = i
-		}
-	}
-	if best < 0 {
+	toks, ok := bestLine(cl)
+	if !ok {
 		return Proposal{}, false
 	}
-	line := lines[best]
+	line := commonLine{toks: toks}
 	xml := lead.kind == KindJUnit && !lead.byName
 	var pattern string
 	var re *regexp.Regexp

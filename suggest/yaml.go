@@ -9,7 +9,11 @@ import (
 // the symptoms list, with comments that say what it covers.
 func ruleText(p Proposal) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  # %s\n", comment(summary(p)))
+	sum := summary(p)
+	if p.note != "" {
+		sum = p.note
+	}
+	fmt.Fprintf(&b, "  # %s\n", comment(sum))
 	for _, ex := range p.Examples[:min(1, len(p.Examples))] {
 		first, _, _ := strings.Cut(strings.TrimSpace(ex), "\n")
 		fmt.Fprintf(&b, "  # e.g. %s\n", comment(capText(first, 160)))
@@ -45,6 +49,9 @@ func summary(p Proposal) string {
 }
 
 func description(p Proposal) string {
+	if p.note != "" {
+		return p.note + " Check its runs, then give it a title, a description and a bug."
+	}
 	what := "a failed test's message"
 	switch {
 	case p.Kind == KindLog:
