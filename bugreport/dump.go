@@ -19,8 +19,8 @@ type Dump struct {
 	// At is the number, from 1, of the text's line of history[0].state.
 	At int `json:"line"`
 	// Line is that line, as the text has it.
-	Line    string       `json:"-"`
-	Started string       `json:"started_at,omitempty"`
+	Line    string `json:"-"`
+	Started string `json:"started_at,omitempty"`
 	cv      prow.ClusterVersion
 }
 
