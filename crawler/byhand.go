@@ -201,22 +201,56 @@ func remoteRun(target string) (bucket, dir string, ok bool, err error) {
 	return bucket, dir, true, nil
 }
 
+// ReadRemote reads the run a Prow link or a gs:// URL names as Classify
+// does, into memory, and returns its record: the run (versions, result,
+// times), its job, tests and symptoms. Nothing is stored.
+func ReadRemote(ctx context.Context, rules []classify.Rule, target string, opts gcs.Options) (prowcrawl.Record, error) {
+	bucket, dir, ok, err := remoteRun(target)
+	if err != nil {
+		return prowcrawl.Record{}, err
+	}
+	if !ok {
+		return prowcrawl.Record{}, notRun("%s is neither a Prow link nor a gs:// URL of a run", target)
+	}
+	eng, err := classify.NewEngine(rules)
+	if err != nil {
+		return prowcrawl.Record{}, err
+	}
+	return readRemote(ctx, eng, bucket, dir, target, opts)
+}
+
 // classifyRemote reads the run under dir in bucket as a crawl does, into
 // memory, and classifies it.
 func classifyRemote(ctx context.Context, eng *classify.Engine, bucket, dir, shown string, opts gcs.Options) (Finding, error) {
 	f := Finding{Path: shown}
-	src, err := gcs.New(ctx, "gs://"+bucket, opts)
+	rec, err := readRemote(ctx, eng, bucket, dir, shown, opts)
 	if err != nil {
 		return f, err
+	}
+	run := rec.Run
+	f.Started, f.Result = run.StartedAt, string(run.Result)
+	if run.Result == prowcrawl.ResultPending {
+		f.Result = ""
+	}
+	f.Matches, f.Problems = rec.Symptoms, rec.Errors
+	return f, nil
+}
+
+// readRemote reads the run under dir in bucket as a crawl does, into
+// memory: its record.
+func readRemote(ctx context.Context, eng *classify.Engine, bucket, dir, shown string, opts gcs.Options) (prowcrawl.Record, error) {
+	src, err := gcs.New(ctx, "gs://"+bucket, opts)
+	if err != nil {
+		return prowcrawl.Record{}, err
 	}
 	defer src.Close()
 	c := New(src, nil, Config{Rules: eng})
 	top, err := c.src.List(ctx, prowcrawl.Query{Prefix: dir + "/", Delimiter: "/"})
 	if err != nil {
-		return f, fmt.Errorf("list %s: %w", shown, err)
+		return prowcrawl.Record{}, fmt.Errorf("list %s: %w", shown, err)
 	}
 	if len(top) == 0 {
-		return f, notRun("%s holds no objects: no run is there", shown)
+		return prowcrawl.Record{}, notRun("%s holds no objects: no run is there", shown)
 	}
 	var isRun, builds bool
 	for _, e := range top {
@@ -230,9 +264,9 @@ func classifyRemote(ctx context.Context, eng *classify.Engine, bucket, dir, show
 	}
 	if !isRun {
 		if builds {
-			return f, notRun("%s is a job's directory, not a run: name one of its runs, as %s/BUILD_ID", shown, strings.TrimSuffix(shown, "/"))
+			return prowcrawl.Record{}, notRun("%s is a job's directory, not a run: name one of its runs, as %s/BUILD_ID", shown, strings.TrimSuffix(shown, "/"))
 		}
-		return f, notRun("%s is not a run: it has no started.json, finished.json, prowjob.json, build-log.txt or artifacts/", shown)
+		return prowcrawl.Record{}, notRun("%s is not a run: it has no started.json, finished.json, prowjob.json, build-log.txt or artifacts/", shown)
 	}
 	t := task{path: dir, presubmit: strings.HasPrefix(dir, "pr-logs/")}
 	if rp, ok := prow.ParseRunPath(dir); ok {
@@ -245,18 +279,12 @@ func classifyRemote(ctx context.Context, eng *classify.Engine, bucket, dir, show
 	ropts.Triage = true // a run still going is read all the same
 	res := c.fetchWith(ctx, t, ropts)
 	if err := ctx.Err(); err != nil {
-		return f, err
+		return prowcrawl.Record{}, err
 	}
-	run := res.rec.Run
-	if run.FetchStatus == prowcrawl.FetchError {
-		return f, fmt.Errorf("read %s: %s", shown, run.FetchError)
+	if res.rec.Run.FetchStatus == prowcrawl.FetchError {
+		return prowcrawl.Record{}, fmt.Errorf("read %s: %s", shown, res.rec.Run.FetchError)
 	}
-	f.Started, f.Result = run.StartedAt, string(run.Result)
-	if run.Result == prowcrawl.ResultPending {
-		f.Result = ""
-	}
-	f.Matches, f.Problems = res.rec.Symptoms, res.rec.Errors
-	return f, nil
+	return *res.rec, nil
 }
 
 // ClassifyPath classifies a downloaded run directory (laid out as in the

@@ -98,6 +98,7 @@ Usage:
   prowcrawl classify  [--rules FILE] [--format table|json] [--gcs-auth] PATH|gs://BUCKET/PATH|PROW-URL...
   prowcrawl rules     [--rules FILE | --check FILE]
   prowcrawl suggest   [--top N] [--since T] [--until T] [--job REGEX]... [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]
+  prowcrawl bug       FILE|- [--format text|markdown|json] [--db PATH] [--rules FILE] [--cache DIR] [--fetch]
   prowcrawl merge     OUT.db IN.db...
   prowcrawl export    [--db PATH] [--format jsonl] [--out FILE] [--schema FILE]
   prowcrawl reclassify [--rules FILE] [--since T] [--until T] [--job REGEX]... [--fetch]
@@ -137,6 +138,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runReclassify(ctx, rest, stdout, stderr)
 	case "suggest":
 		return runSuggest(ctx, rest, stdout, stderr)
+	case "bug":
+		return runBug(ctx, rest, os.Stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "prowcrawl %s\n", version)
 		return nil
