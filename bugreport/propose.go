@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/openshift-eng/prowcrawl/classify"
+	"github.com/openshift-eng/prowcrawl/prow"
 	"github.com/openshift-eng/prowcrawl/suggest"
 )
 
@@ -49,7 +50,7 @@ func Propose(ctx context.Context, rules []classify.Rule, unmatched []Line) ([]Sy
 			continue
 		}
 		cands = append(cands, l)
-		texts = append(texts, bare(l.Text))
+		texts = append(texts, message(l.Text))
 		if !slices.Contains(kinds, l.Kind) {
 			kinds = append(kinds, l.Kind)
 		}
@@ -84,6 +85,16 @@ func Propose(ctx context.Context, rules []classify.Rule, unmatched []Line) ([]Sy
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// message is what a rule is proposed from of a log line: the text after
+// its timestamp (and level, or klog header), without the count an event
+// line ends with, which differ in every run.
+func message(line string) string {
+	if m, ok := prow.ParseTimedLine([]byte(line), reference); ok && m.Text != "" {
+		line = m.Text
+	}
+	return bare(line)
 }
 
 // examplesOf counts the texts a proposal was made of.

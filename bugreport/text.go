@@ -167,8 +167,9 @@ func Parse(text string) Text {
 			continue
 		}
 		end()
-		quoted := inBlock || strings.HasPrefix(strings.TrimLeft(stripColour(raw[i]), " \t"), ">")
-		if !starts && !quoted {
+		// In a code block every line is quoted; elsewhere (a quotation
+		// of an earlier comment included) only the lines a log writes.
+		if !starts && !inBlock {
 			continue
 		}
 		if !starts {
