@@ -44,7 +44,7 @@ func historyWords(h *bugreport.History) string {
 	if h == nil {
 		return "history not measured (no artifact cache)"
 	}
-	s := fmt.Sprintf("%s of %d cached runs show it (%d failed)", assess.Plural(h.Runs, "run"), h.Searched, h.Failed)
+	s := fmt.Sprintf("%d of %d cached runs show it (%d failed)", h.Runs, h.Searched, h.Failed)
 	if h.Runs > 0 {
 		var edges []string
 		for _, e := range h.Edges {
@@ -98,7 +98,7 @@ func writeBugText(w io.Writer, r bugreport.Report) error {
 				p("      ... and %d more lines\n", len(s.Lines)-k)
 				break
 			}
-			p("      line %d: %s\n", s.At[k], clip(l, excerptWidth))
+			p("      line %d: %s\n", s.At[k], clip(l, 100))
 		}
 		if s.Source == bugreport.SourceProposed {
 			p("      %s\n", historyWords(s.History))
