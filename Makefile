@@ -24,7 +24,7 @@ RACEFLAGS := -race -gcflags='modernc.org/...=-d=checkptr=0'
 ## whole, without the race detector, and CI runs both.
 test:
 	$(GO) test $(RACEFLAGS) -short -count=1 ./...
-	$(GO) test -count=1 -run 'Coverage|Simulat' ./stats ./analyze
+	$(GO) test -count=1 -run 'Coverage' ./stats
 
 ## test-full: every test at full size, without the race detector.
 test-full:
