@@ -263,3 +263,34 @@ func TestProposedRule(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterVersionShapes: the shapes of clusterversion people paste in
+// public upgrade bugs besides `-o yaml`: the history list that `oc get
+// clusterversion -o json | jq` prints bare, and, with no history, the
+// progress line of `oc adm upgrade`. Either says the target and that the
+// upgrade did not complete.
+func TestClusterVersionShapes(t *testing.T) {
+	for _, c := range []struct {
+		file, from, to, line string
+	}{
+		{"jq_history_stuck.txt", "4.13.51", "4.14.0-0.ci-2026-11-14-113555", `"state": "Partial",`},
+		{"adm_upgrade_progress.txt", "", "4.14.0-0.nightly-2026-11-12-034319", "info: An upgrade is in progress. Working towards 4.14.0-0.nightly-2026-11-12-034319: 4 of 863 done (0% complete)"},
+	} {
+		text, m := parsed(t, c.file)
+		d := text.Cluster
+		if d == nil {
+			t.Errorf("%s: no clusterversion found", c.file)
+			continue
+		}
+		if d.FromVersion != c.from || d.ToVersion != c.to || d.State != "Partial" {
+			t.Errorf("%s: %q -> %q %s, want %q -> %q Partial", c.file, d.FromVersion, d.ToVersion, d.State, c.from, c.to)
+		}
+		if s := symptom(t, m, "upgrade-incomplete"); len(s.Lines) != 1 || s.Lines[0] != c.line {
+			t.Errorf("%s: upgrade-incomplete from %q, want %q", c.file, s.Lines, c.line)
+		}
+	}
+	_, m := parsed(t, "jq_history_stuck.txt")
+	if s := symptom(t, m, "pod-network-cross-node"); len(s.Lines) != 1 || !strings.Contains(s.Lines[0], "dial tcp 10.130.2.17:8080: i/o timeout") {
+		t.Errorf("pod-network-cross-node from %q", s.Lines)
+	}
+}

@@ -69,36 +69,68 @@ func parseDump(clean []string, in []bool) *Dump {
 			continue
 		}
 		key := strings.TrimSpace(clean[i])
-		if key != "history:" && !strings.HasPrefix(key, `"history": [`) {
+		// jq '.status.history' (or .items[].status.history) prints the
+		// history's bare list under the command.
+		jqList := key == "[" && i > 0 && in[i-1] && strings.Contains(clean[i-1], "history")
+		if key != "history:" && !strings.HasPrefix(key, `"history": [`) && !jqList {
 			continue
 		}
-		entries := historyOf(clean, in, i)
-		if len(entries) == 0 {
+		if d := dumpOf(historyOf(clean, in, i)); d != nil {
+			return d
+		}
+	}
+	return workingTowards(clean)
+}
+
+// workingTowards is what `oc adm upgrade` says of an upgrade in progress
+// ("info: An upgrade is in progress. Working towards 4.11.0-...: 4 of 810
+// done (0% complete)"), when the text has no history: its target, not
+// reached (Partial).
+func workingTowards(clean []string) *Dump {
+	for i, s := range clean {
+		m := towards.FindStringSubmatch(s)
+		if m == nil {
 			continue
 		}
-		var doc struct {
-			Kind   string `json:"kind"`
-			Status struct {
-				History []historyEntry `json:"history"`
-			} `json:"status"`
+		d := dumpOf([]historyEntry{{State: "Partial", Version: m[1], line: i + 1, text: strings.TrimSpace(s)}})
+		if d != nil {
+			return d
 		}
-		doc.Kind, doc.Status.History = "ClusterVersion", entries
-		b, err := json.Marshal(doc)
-		if err != nil {
-			continue
-		}
-		cv, err := prow.ParseClusterVersion(b)
-		if err != nil || cv.ToVersion == "" {
-			continue
-		}
-		d := &Dump{FromVersion: cv.FromVersion, ToVersion: cv.ToVersion, State: cv.State,
-			At: entries[0].line, Line: entries[0].text, cv: cv}
-		if t := cv.History[0].StartedTime; !t.IsZero() {
-			d.Started = t.UTC().Format("2006-01-02T15:04:05Z")
-		}
-		return d
 	}
 	return nil
+}
+
+// towards is the progress line of `oc adm upgrade` and of the cluster
+// version operator's Progressing condition.
+var towards = regexp.MustCompile(`Working towards (\d+\.\d+\.\S+?):? \d+ of \d+ done`)
+
+// dumpOf derives a dump from history entries, newest first; nil when they
+// name no target.
+func dumpOf(entries []historyEntry) *Dump {
+	if len(entries) == 0 {
+		return nil
+	}
+	var doc struct {
+		Kind   string `json:"kind"`
+		Status struct {
+			History []historyEntry `json:"history"`
+		} `json:"status"`
+	}
+	doc.Kind, doc.Status.History = "ClusterVersion", entries
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil
+	}
+	cv, err := prow.ParseClusterVersion(b)
+	if err != nil || cv.ToVersion == "" || len(cv.History) == 0 {
+		return nil
+	}
+	d := &Dump{FromVersion: cv.FromVersion, ToVersion: cv.ToVersion, State: cv.State,
+		At: entries[0].line, Line: entries[0].text, cv: cv}
+	if t := cv.History[0].StartedTime; !t.IsZero() {
+		d.Started = t.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	return d
 }
 
 // historyField is a "key: value" of a history entry, in YAML ("- state:
