@@ -19,6 +19,8 @@ type Status struct {
 	// ProblemRuns lists the first maxProblemRuns of them.
 	Problems    db.ProblemCounts
 	ProblemRuns []db.RunProblem
+	// DB is the database's path, for the hints that name it.
+	DB string
 	// Tally counts every stored run by overall result and by population:
 	// how many runs every rate leaves out, and why.
 	Tally db.RunTally

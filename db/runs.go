@@ -134,7 +134,8 @@ func (d *DB) Jobs(ctx context.Context, bucket string) ([]string, error) {
 type JobStatus struct {
 	Job                                              string
 	Release, FromRelease, Upgrade, Platform, Network string
-	Runs, Success, Failure, Aborted, Error, Pending  int
+	Runs, Success, Failure, Aborted, Error, Pending  int // Pending: still running, read whole so far
+	Unread                                           int // runs that could not be read at all (fetch_status error): no result known
 	FetchProblems                                    int // runs not fully read
 	Flakes                                           int // flaky test results
 	Newest                                           time.Time
@@ -147,8 +148,8 @@ func (d *DB) Status(ctx context.Context) ([]JobStatus, error) {
 		       coalesce(j.platform, ''), coalesce(j.network, ''),
 		       count(*),
 		       sum(r.result = 'success'), sum(r.result = 'failure'), sum(r.result = 'aborted'),
-		       sum(r.result = 'error'), sum(r.result = 'pending'),
-		       sum(r.fetch_status <> 'complete'),
+		       sum(r.result = 'error'), sum(r.result = 'pending' AND r.fetch_status IS NOT 'error'),
+		       sum(r.fetch_status = 'error'), sum(r.fetch_status <> 'complete'),
 		       (SELECT count(*) FROM tests t WHERE t.job = j.name AND t.status = 'flake'),
 		       max(r.started_at)
 		FROM jobs j JOIN runs r ON r.job = j.name
@@ -162,7 +163,7 @@ func (d *DB) Status(ctx context.Context) ([]JobStatus, error) {
 		var s JobStatus
 		var newest sql.NullString
 		if err := rows.Scan(&s.Job, &s.Release, &s.FromRelease, &s.Upgrade, &s.Platform, &s.Network,
-			&s.Runs, &s.Success, &s.Failure, &s.Aborted, &s.Error, &s.Pending, &s.FetchProblems, &s.Flakes, &newest); err != nil {
+			&s.Runs, &s.Success, &s.Failure, &s.Aborted, &s.Error, &s.Pending, &s.Unread, &s.FetchProblems, &s.Flakes, &newest); err != nil {
 			return nil, fmt.Errorf("status: %w", err)
 		}
 		if s.Newest, err = parseTime(newest); err != nil {

@@ -1,14 +1,14 @@
 package report
 
 import (
-	"github.com/openshift-eng/prowcrawl"
-
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/safe"
@@ -20,10 +20,22 @@ import (
 // terminal.
 func WriteStatus(w io.Writer, s analyze.Status) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tEDGE\tPLATFORM\tRUNS\tSUCCESS\tFAILURE\tABORTED\tERROR\tPENDING\tFLAKES\tNEWEST RUN")
+	unread := 0
 	for _, j := range s.Jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", safe.Line(j.Job), safe.Line(jobEdge(j)), safe.Line(dashed(j.Platform+" "+j.Network)),
-			j.Runs, j.Success, j.Failure, j.Aborted, j.Error, j.Pending, j.Flakes, j.Newest.Format(time.DateOnly))
+		unread += j.Unread
+	}
+	head := "JOB\tEDGE\tPLATFORM\tRUNS\tSUCCESS\tFAILURE\tABORTED\tERROR\tPENDING\tFLAKES\tNEWEST RUN"
+	if unread > 0 { // a run that could not be read has no result: neither pending nor any other
+		head = strings.Replace(head, "PENDING", "PENDING\tUNREAD", 1)
+	}
+	fmt.Fprintln(tw, head)
+	for _, j := range s.Jobs {
+		counts := fmt.Sprintf("%d\t%d\t%d\t%d\t%d\t%d", j.Runs, j.Success, j.Failure, j.Aborted, j.Error, j.Pending)
+		if unread > 0 {
+			counts += fmt.Sprintf("\t%d", j.Unread)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", safe.Line(j.Job), safe.Line(jobEdge(j)), safe.Line(dashed(j.Platform+" "+j.Network)),
+			counts, j.Flakes, dateOrDash(j.Newest, time.DateOnly))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -49,7 +61,7 @@ func WriteStatus(w io.Writer, s analyze.Status) error {
 		// The Prow link names the job and the build.
 		fmt.Fprintln(tw, "STARTED\tRESULT\tSYMPTOMS\tRUN")
 		for _, r := range s.Runs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), safe.Line(string(r.Result)), safe.Line(strings.Join(r.Symptoms, ", ")), safe.Line(r.URL))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", dateOrDash(r.StartedAt, "2006-01-02 15:04"), safe.Line(string(r.Result)), safe.Line(strings.Join(r.Symptoms, ", ")), safe.Line(r.URL))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -83,6 +95,24 @@ func overallLine(runs map[prowcrawl.OverallResult]int) string {
 		return "Overall results (Sippy's): no run stored."
 	}
 	return "Overall results (Sippy's): " + strings.Join(parts, ", ") + "."
+}
+
+// dateOrDash is t in layout, "-" for a run whose start is not known (it
+// could not be read).
+func dateOrDash(t time.Time, layout string) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Format(layout)
+}
+
+// shellWord is s as one word of a shell command line: quoted when it holds
+// anything but letters, digits and ./_-.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./_-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(safe.Line(s), "'", `'\''`) + "'"
 }
 
 // jobEdge is a job's upgrade edge as its name says it, keyed as prowcrawl.Edge
@@ -134,13 +164,13 @@ func writeProblems(w io.Writer, s analyze.Status) error {
 		if r.Errors > 1 {
 			problem = fmt.Sprintf("%s (and %d more)", problem, r.Errors-1)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), safe.Line(r.Job), r.BuildID, safe.Line(state), oneLine(problem, 160))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", dateOrDash(r.StartedAt, "2006-01-02 15:04"), safe.Line(r.Job), r.BuildID, safe.Line(state), oneLine(problem, 160))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if rest := total - len(s.ProblemRuns); rest > 0 {
-		fmt.Fprintf(w, "%d more: sqlite3 DB 'select job, build_id, fetch_status, kind, object, message from runs join run_errors using (job, build_id)'\n", rest)
+		fmt.Fprintf(w, "%d more: sqlite3 %s 'select job, build_id, fetch_status, kind, object, message from runs join run_errors using (job, build_id)'\n", rest, shellWord(cmp.Or(s.DB, "prowcrawl.db")))
 	}
 	if p.GivenUp > 0 {
 		fmt.Fprintln(w, "Read the runs given up on again: prowcrawl crawl --retry-given-up")

@@ -36,6 +36,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	s.DB = dbPath
 	if err := report.WriteStatus(stdout, s); err != nil {
 		return err
 	}
