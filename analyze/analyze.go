@@ -129,6 +129,28 @@ func Compute(ctx context.Context, store *db.DB, opts Options, q Query) (Result, 
 	return r, nil
 }
 
+// stored are the verdicts an analysis stores: those of the built-in
+// symptoms, and of the rules from a file that matched a counted run
+// somewhere or have runs they have not read yet (their verdicts say so). A
+// rules file of thousands of rules that never match would otherwise store
+// a verdict per rule and key (every one "none" or "not enough runs"); a
+// report computes those live when it is asked for them.
+func (a *analysis) stored(verdicts []db.SymptomVerdict) []db.SymptomVerdict {
+	some := func(m map[scopeKey]*tally) bool {
+		for _, t := range m {
+			if t.Runs > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	keep := map[string]bool{}
+	for _, id := range a.counts.Symptoms {
+		keep[id] = a.counts.Rules[id].Source == "builtin" || some(a.s.hits[id]) || some(a.s.unclassified[id])
+	}
+	return slices.DeleteFunc(verdicts, func(v db.SymptomVerdict) bool { return !keep[v.Symptom] })
+}
+
 // Run recomputes the whole analysis and replaces the old one in one
 // transaction: for every active symptom, its verdict in every edge and
 // variant against the same-shaped one a release earlier, and in every job,
@@ -146,7 +168,7 @@ func Run(ctx context.Context, store *db.DB, opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	verdicts := a.verdicts()
+	verdicts := a.stored(a.verdicts())
 	if err := store.ReplaceAnalysis(ctx, verdicts, flakeRates(a.counts)); err != nil {
 		return Summary{}, fmt.Errorf("analyze: %w", err)
 	}

@@ -767,3 +767,46 @@ func TestStackIsAVariant(t *testing.T) {
 		t.Errorf("rates\n  go %q\n sql %q\nwant %q", goRates, sqlRates, want)
 	}
 }
+
+// TestStoredVerdictsOfMatchedRules: an analysis stores the verdicts of the
+// built-in symptoms, matched or not, and of a file's rules that matched a
+// counted run; a file's rule that matched nothing stores none (a report
+// computes it live), so that thousands of such rules cost no rows.
+func TestStoredVerdictsOfMatchedRules(t *testing.T) {
+	d := openStore(t)
+	user := append(slices.Clone(symptoms),
+		db.Symptom{ID: "mco-degraded", Title: "MCO degraded", Source: "rules.yaml"},
+		db.Symptom{ID: "never-seen", Title: "never seen", Source: "rules.yaml"})
+	if err := d.SyncSymptoms(t.Context(), user); err != nil {
+		t.Fatal(err)
+	}
+	p := newPlanter(t, d)
+	j := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	p.runsWith(j, 12, map[string]int{symptom: 3, "mco-degraded": 2}, now.AddDate(0, 0, -5), now)
+	p.flush()
+	analyze(t, d, DefaultOptions())
+	stored, err := d.Verdicts(t.Context(), db.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, v := range stored {
+		per[v.Symptom]++
+	}
+	if per[symptom] == 0 || per["upgrade-incomplete"] == 0 || per["mco-degraded"] == 0 || per["never-seen"] != 0 {
+		t.Errorf("stored verdicts per symptom %v: want the built-ins and mco-degraded, not never-seen", per)
+	}
+	res, err := Compute(t.Context(), d, DefaultOptions(), Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := 0
+	for _, v := range res.Verdicts {
+		if v.Symptom == "never-seen" {
+			live++
+		}
+	}
+	if live == 0 {
+		t.Error("a report asked for never-seen gets no verdict")
+	}
+}
