@@ -128,8 +128,12 @@ func WriteSearch(w io.Writer, r search.Result, format string) error {
 	if bw.err != nil {
 		return bw.err
 	}
-	if len(r.Groups) == 0 {
-		return nil
+	hits := 0
+	for _, g := range r.Groups {
+		hits += g.Hits
+	}
+	if hits == 0 {
+		return nil // no counted run matches: no table of zeros to read
 	}
 	fmt.Fprintln(w, "\nFinished runs that match, per job and edge (P: matching runs fail more often, one-sided Fisher exact test):")
 	leftOut, infra := 0, 0

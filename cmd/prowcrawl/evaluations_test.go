@@ -112,6 +112,15 @@ FROM v_run_populations WHERE population = 'counted' GROUP BY 1, 2 HAVING sum(sho
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// TestSearchNoMatch: a pattern no cached run holds says so in one line,
+// with no table of zeros under it.
+func TestSearchNoMatch(t *testing.T) {
+	out := runOK(t, "search", "--db", demoDB(t), "zzqq-no-run-says-this")
+	if !strings.HasPrefix(out, "0 of ") || strings.Contains(out, "JOB  EDGE") || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+		t.Errorf("search with no match:\n%s", out)
+	}
+}
+
 // TestSearchCountsAsTheView: search's runs of a job are the runs every
 // rate counts (finished, upgrade begun; a pattern is in reach of every
 // run and reads every cached one), not every stored run, and it says so.
