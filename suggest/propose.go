@@ -211,13 +211,15 @@ func (c *Collector) Propose(top int) (Result, error) {
 		// One proposal per set of runs, too: a test's name and its
 		// message found in the same runs are one finding, and the
 		// message, which says why, ranks first.
-		if !ok || patterns[p.shown] || runSets[runsKey(p.Runs)] {
+		// The text is the rule's pattern, made of the whole line: never
+		// its title, cut at maxTitle, which two findings can share.
+		if !ok || patterns[p.Pattern] || runSets[runsKey(p.Runs)] {
 			continue
 		}
 		if p.Unexplained < c.opts.MinRuns || p.P >= c.opts.Alpha {
 			continue // the rule, as it matches, explains too little
 		}
-		patterns[p.shown] = true
+		patterns[p.Pattern] = true
 		runSets[runsKey(p.Runs)] = true
 		for ids[p.ID] {
 			p.ID += "-x"

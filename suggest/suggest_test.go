@@ -270,3 +270,55 @@ func TestHostileTextNeverStopsPropose(t *testing.T) {
 		t.Error("the planted failure was neither proposed nor counted as unusable")
 	}
 }
+
+// TestLongTitlesTwoProposals: two failure modes whose common lines share
+// their first 96 characters (their titles, cut there, read the same) and
+// differ after them are two proposals, each covering its own runs.
+func TestLongTitlesTwoProposals(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 15))
+	const prefix = "fail [github.com/openshift/origin/test/extended/apiserver/graceful_termination.go:%d]: Unexpected error: the kube-apiserver on node ip-10-0-%d-%d.ec2.internal "
+	modes := []string{prefix + "dropped %d watch connections before its termination grace period ended: clients saw their watches reset by peer and relisted every resource from scratch, retrying",
+		prefix + "was still answering readyz as OK for %d s while the etcd client it used had already closed all its connections to the members during the etcd rollout of the upgrade"}
+	var runs []Run
+	var texts []Text
+	want := [2]map[int64]bool{{}, {}}
+	for i := range 240 {
+		run := Run{Job: "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade", BuildID: int64(i), Edge: "4.13->4.14 minor", Failed: r.Float64() < 0.5}
+		runs = append(runs, run)
+		if run.Failed && r.Float64() < 0.6 {
+			m := i % 2
+			want[m][int64(i)] = true
+			texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: "[sig-api-machinery] kube-apiserver terminates gracefully",
+				Text: fmt.Sprintf(modes[m], 100+r.IntN(50), r.IntN(255), r.IntN(255), 1+r.IntN(40))})
+		}
+	}
+	if a, b := fmt.Sprintf(modes[0], 1, 2, 3, 4)[:96], fmt.Sprintf(modes[1], 1, 2, 3, 4)[:96]; a != b {
+		t.Fatalf("the modes do not share their first 96 characters:\n%q\n%q", a, b)
+	}
+	col := New(runs, Options{})
+	for _, tx := range texts {
+		col.Add(tx)
+	}
+	res, err := col.Propose(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := [2]bool{}
+	for _, p := range res.Proposals {
+		for m := range modes {
+			got := map[int64]bool{}
+			for _, ref := range p.Runs {
+				got[ref.BuildID] = true
+			}
+			if reflect.DeepEqual(got, want[m]) {
+				found[m] = true
+			}
+		}
+	}
+	if !found[0] || !found[1] {
+		for _, p := range res.Proposals {
+			t.Logf("%s %d runs: %s", p.ID, len(p.Runs), p.Pattern)
+		}
+		t.Errorf("proposals for the two modes found %v, want both, each with its own runs", found)
+	}
+}
