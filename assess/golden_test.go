@@ -3,37 +3,14 @@ package assess
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./assess -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./assess -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 // day is 2026-11-d at hour h, UTC.
 func day(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
@@ -171,7 +148,7 @@ func TestAssessGolden(t *testing.T) {
 			}{a, a.Blocked}); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "assess_"+tc.name+".json", b.Bytes())
+			testutil.Golden(t, "./assess", "assess_"+tc.name+".json", b.Bytes())
 		})
 	}
 }

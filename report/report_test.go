@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,28 +11,8 @@ import (
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./report -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func load(t *testing.T, d *db.DB, q analyze.TableQuery) analyze.Table {
 	t.Helper()
@@ -72,7 +49,7 @@ func TestGolden(t *testing.T) {
 			if err := Write(&b, load(t, d, tc.q), tc.format, Options{}); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, b.Bytes())
+			testutil.Golden(t, "./report", tc.name, b.Bytes())
 		})
 	}
 	for _, s := range fixtureSymptoms {
@@ -90,7 +67,7 @@ func TestGolden(t *testing.T) {
 				if err := WriteAssessment(&b, assess.Assess(in), f.format); err != nil {
 					t.Fatal(err)
 				}
-				golden(t, name, b.Bytes())
+				testutil.Golden(t, "./report", name, b.Bytes())
 			})
 		}
 	}
