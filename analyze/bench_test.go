@@ -3,19 +3,19 @@ package analyze
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/benchdb"
+	"github.com/openshift-eng/prowcrawl/internal/testutil"
 )
 
 // BenchmarkAnalyze analyses a generated database (benchdb) of 100,000 runs
 // with 10 tests each (PROWCRAWL_BENCH_RUNS and PROWCRAWL_BENCH_TESTS set
 // other sizes), reporting the seconds one analysis takes.
 func BenchmarkAnalyze(b *testing.B) {
-	n, tests := envInt(b, "PROWCRAWL_BENCH_RUNS", 100_000), envInt(b, "PROWCRAWL_BENCH_TESTS", 10)
+	n, tests := testutil.EnvInt(b, "PROWCRAWL_BENCH_RUNS", 100_000), testutil.EnvInt(b, "PROWCRAWL_BENCH_TESTS", 10)
 	// PROWCRAWL_BENCH_DB keeps the generated database at that path, and
 	// reuses it when it exists: generating a million runs takes longer than
 	// analysing them.
@@ -46,30 +46,17 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.Logf("%+v", sum)
 }
 
-// envInt is the integer in environment variable name, or def.
-func envInt(b *testing.B, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		b.Fatalf("%s=%q is not a count", name, s)
-	}
-	return n
-}
-
 // BenchmarkRegressionOnsets finds the onset of every open regression of
 // the generated database (see BenchmarkAnalyze for its size and reuse),
 // its runs ordered by their nightly payloads: the work of report --changes
 // on top of one analysis.
 func BenchmarkRegressionOnsets(b *testing.B) {
-	n := envInt(b, "PROWCRAWL_BENCH_RUNS", 100_000)
+	n := testutil.EnvInt(b, "PROWCRAWL_BENCH_RUNS", 100_000)
 	path := os.Getenv("PROWCRAWL_BENCH_DB")
 	if path == "" {
 		path = filepath.Join(b.TempDir(), "bench.db")
 	}
-	d, _, err := benchdb.Open(b.Context(), path, n, envInt(b, "PROWCRAWL_BENCH_TESTS", 10))
+	d, _, err := benchdb.Open(b.Context(), path, n, testutil.EnvInt(b, "PROWCRAWL_BENCH_TESTS", 10))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package report
 import (
 	"io"
 	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/openshift-eng/prowcrawl/assess"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/internal/benchdb"
+	"github.com/openshift-eng/prowcrawl/internal/testutil"
 )
 
 // BenchmarkReportSince30d computes and writes the pages a release engineer
@@ -27,7 +27,7 @@ func BenchmarkReportSince30d(b *testing.B) {
 	since := fixtureNow.AddDate(0, 0, -30)
 	if path := os.Getenv("PROWCRAWL_BENCH_DB"); path != "" {
 		start := time.Now()
-		d, generated, err := benchdb.Open(b.Context(), path, envInt(b, "PROWCRAWL_BENCH_RUNS", 1_000_000), envInt(b, "PROWCRAWL_BENCH_TESTS", 0))
+		d, generated, err := benchdb.Open(b.Context(), path, testutil.EnvInt(b, "PROWCRAWL_BENCH_RUNS", 1_000_000), testutil.EnvInt(b, "PROWCRAWL_BENCH_TESTS", 0))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -79,17 +79,4 @@ func BenchmarkReportSince30d(b *testing.B) {
 			b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/page")
 		})
 	}
-}
-
-// envInt is the integer in environment variable name, or def.
-func envInt(b *testing.B, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		b.Fatalf("%s=%q is not a count", name, s)
-	}
-	return n
 }
