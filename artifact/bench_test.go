@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"testing"
-	"time"
 
-	"github.com/sourcegraph/conc"
+	"github.com/openshift-eng/prowcrawl/internal/testutil"
 )
 
 // manyCases is a JUnit file of n cases made up as it is read, so that the
@@ -78,26 +76,9 @@ func BenchmarkReadManyTests(b *testing.B) {
 	var kept int
 	var peak uint64
 	for b.Loop() {
-		runtime.GC()
-		stop := make(chan struct{})
-		var wg conc.WaitGroup
-		wg.Go(func() {
-			tick := time.NewTicker(5 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				peak = max(peak, ms.HeapInuse)
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-			}
-		})
-		res, err := Read(b.Context(), run, Options{})
-		close(stop)
-		wg.Wait()
+		var res Result
+		var err error
+		peak = max(peak, testutil.MemoryPeak(func() { res, err = Read(b.Context(), run, Options{}) }).Heap)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,18 +2,15 @@ package crawler
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/conc"
-
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/internal/sourcetest"
+	"github.com/openshift-eng/prowcrawl/internal/testutil"
 	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
@@ -81,43 +78,6 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// memStats are the peaks of the heap in use and of the memory taken from
-// the OS while a function ran, and the heap in use before it.
-type memStats struct{ before, heap, sys uint64 }
-
-func (m memStats) String() string {
-	mib := func(n uint64) float64 { return float64(n) / (1 << 20) }
-	return fmt.Sprintf("peak heap in use %.1f MiB (%.1f MiB before), peak memory from the OS %.1f MiB", mib(m.heap), mib(m.before), mib(m.sys))
-}
-
-// memoryPeak runs f while sampling the heap every few milliseconds.
-func memoryPeak(f func()) memStats {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	m := memStats{before: ms.HeapInuse}
-	stop := make(chan struct{})
-	var wg conc.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			m.heap, m.sys = max(m.heap, ms.HeapInuse), max(m.sys, ms.Sys)
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	f()
-	close(stop)
-	wg.Wait()
-	return m
-}
-
 // hugeRun is a finished run whose build log the test makes up.
 func hugeRun(t *testing.T, log generated) (prowcrawl.Source, string) {
 	t.Helper()
@@ -159,13 +119,13 @@ func TestHugeLogMemory(t *testing.T) {
 	var sum Summary
 	var err error
 	start := time.Now()
-	mem := memoryPeak(func() { sum, err = New(src, d, cfg).Run(t.Context()) })
+	mem := testutil.MemoryPeak(func() { sum, err = New(src, d, cfg).Run(t.Context()) })
 	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("1 GiB log: %d MiB read in %s; %v", sum.Bytes>>20, took.Round(time.Millisecond), mem)
-	if mem.heap > 100<<20 {
+	if mem.Heap > 100<<20 {
 		t.Errorf("%v; want the heap under 100 MiB", mem)
 	}
 	if got := query(t, d, `SELECT fetch_status, (SELECT group_concat(symptom_id) FROM run_symptoms), (SELECT count(*) FROM run_errors) FROM runs`); len(got) != 1 || got[0] != "complete|etcd-connection-refused|0" {
@@ -189,12 +149,12 @@ func TestLongLineMemory(t *testing.T) {
 	d := openDB(t)
 	cfg := Config{Jobs: upgradeJobs, Since: time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC), Rules: builtinRules}
 	var err error
-	mem := memoryPeak(func() { _, err = New(src, d, cfg).Run(t.Context()) })
+	mem := testutil.MemoryPeak(func() { _, err = New(src, d, cfg).Run(t.Context()) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("50 MiB line: %v", mem)
-	if mem.heap > 100<<20 {
+	if mem.Heap > 100<<20 {
 		t.Errorf("%v; want the heap under 100 MiB", mem)
 	}
 	got := query(t, d, `SELECT group_concat(symptom_id) FROM (SELECT symptom_id FROM run_symptoms ORDER BY 1)`)
