@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -97,26 +96,7 @@ func TestCachePerDatabase(t *testing.T) {
 // configuration problem: exit 2 and one sentence that says so. Before, it
 // exited 1 with SQLite's "attempt to write a readonly database (8)".
 func TestCrawlReadOnlyDatabase(t *testing.T) {
-	demo := demoDB(t)
-	roDir := t.TempDir()
-	if err := syscall.Mount(filepath.Dir(demo), roDir, "", syscall.MS_BIND, ""); err == nil {
-		t.Cleanup(func() { _ = syscall.Unmount(roDir, syscall.MNT_DETACH) })
-		if err := syscall.Mount("", roDir, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-			t.Fatal(err)
-		}
-	} else if os.Geteuid() == 0 {
-		t.Skipf("root, and no read-only bind mount: %v", err)
-	} else {
-		roDir = filepath.Dir(demo)
-		if err := os.Chmod(demo, 0o444); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(roDir, 0o555); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Chmod(roDir, 0o755) })
-	}
-	ro := filepath.Join(roDir, filepath.Base(demo))
+	_, ro := readOnlyDemoDB(t)
 	code, _, stderr := runCmd(t, "crawl", "--bucket", sampleBucket, "--db", ro, "--cache", "", "--job", "4.14-upgrade-from")
 	if code != 2 || !strings.Contains(stderr, "read-only") || strings.Count(stderr, "\n") > 0 {
 		t.Errorf("crawl into a read-only database: exit %d, %q; want exit 2 and one sentence saying it is read-only", code, stderr)

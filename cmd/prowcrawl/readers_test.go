@@ -132,8 +132,29 @@ func TestReadersWriteNothing(t *testing.T) {
 		}
 	}
 
-	// A read-only directory: a read-only bind mount when the test may
-	// mount (root ignores file modes), else the modes.
+	// The database in a read-only directory.
+	roDir, ro := readOnlyDemoDB(t)
+	// search and suggest read the cache beside it, read-only too.
+	readers = append(readers, []string{"search", "etcdserver"}, []string{"suggest"})
+	if f, err := os.OpenFile(filepath.Join(roDir, "probe"), os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		f.Close()
+		t.Fatal("the read-only directory is writable")
+	}
+	for _, args := range readers {
+		code, stdout, stderr := runCmd(t, append(args, "--db", ro)...)
+		if code != 0 || stdout == "" {
+			t.Errorf("%s in a read-only directory: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// readOnlyDemoDB is a copy of the demo database (demoDB) in a directory
+// the test may not write, and the path of the database in it: a read-only
+// bind mount of the copy's directory when the test may mount (root ignores
+// file modes), else the copy and its directory made read-only by their
+// modes. A root that may not mount skips the test.
+func readOnlyDemoDB(t *testing.T) (dir, path string) {
+	t.Helper()
 	demo := demoDB(t)
 	roDir := t.TempDir()
 	if err := syscall.Mount(filepath.Dir(demo), roDir, "", syscall.MS_BIND, ""); err == nil {
@@ -153,19 +174,7 @@ func TestReadersWriteNothing(t *testing.T) {
 		}
 		t.Cleanup(func() { os.Chmod(roDir, 0o755) })
 	}
-	ro := filepath.Join(roDir, filepath.Base(demo))
-	// search and suggest read the cache beside it, read-only too.
-	readers = append(readers, []string{"search", "etcdserver"}, []string{"suggest"})
-	if f, err := os.OpenFile(filepath.Join(roDir, "probe"), os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		f.Close()
-		t.Fatal("the read-only directory is writable")
-	}
-	for _, args := range readers {
-		code, stdout, stderr := runCmd(t, append(args, "--db", ro)...)
-		if code != 0 || stdout == "" {
-			t.Errorf("%s in a read-only directory: exit %d, stderr %q", args, code, stderr)
-		}
-	}
+	return roDir, filepath.Join(roDir, filepath.Base(demo))
 }
 
 // TestDBNotARegularFile: a --db that is a FIFO, a directory or a device is
