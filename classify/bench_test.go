@@ -149,29 +149,18 @@ const benchSize = 64 << 20
 
 // BenchmarkEngine matches a 64 MiB build log with the built-in rules.
 func BenchmarkEngine(b *testing.B) {
-	log := benchLog(benchSize)
-	e, err := NewEngine(benchRules())
-	if err != nil {
-		b.Fatal(err)
-	}
-	start := time.Date(2026, 11, 12, 19, 0, 0, 0, time.UTC)
-	b.SetBytes(int64(len(log)))
-	b.ResetTimer()
-	for b.Loop() {
-		s := e.Begin(RunInfo{Start: start})
-		if err := s.File(b.Context(), "build-log.txt", bytes.NewReader(log)); err != nil {
-			b.Fatal(err)
-		}
-		if len(s.Matches()) == 0 {
-			b.Fatal("no matches")
-		}
-	}
+	benchEngine(b, benchLog(benchSize))
 }
 
 // BenchmarkEngineUpgrade matches 64 MiB of realistic upgrade step logs
 // (upgradeLog) with the built-in rules.
 func BenchmarkEngineUpgrade(b *testing.B) {
-	log := upgradeLog(benchSize)
+	benchEngine(b, upgradeLog(benchSize))
+}
+
+// benchEngine matches log, as the build log of a run, with the built-in
+// rules.
+func benchEngine(b *testing.B, log []byte) {
 	e, err := NewEngine(benchRules())
 	if err != nil {
 		b.Fatal(err)
