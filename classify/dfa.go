@@ -3,6 +3,7 @@ package classify
 import (
 	"bytes"
 	"encoding/binary"
+	"iter"
 	"net/netip"
 	"regexp"
 	"regexp/syntax"
@@ -54,22 +55,9 @@ const maxFirst = 3
 // when a match can be empty. Assertions are taken to hold: the set is one
 // for every context.
 func firstBytes(prog *syntax.Prog) []byte {
-	seen := make([]bool, len(prog.Inst))
 	var set [128]bool
-	stack := []uint32{uint32(prog.Start)}
-	for len(stack) > 0 {
-		pc := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[pc] {
-			continue
-		}
-		seen[pc] = true
-		in := &prog.Inst[pc]
+	for in := range leadingInsts(prog, true) {
 		switch in.Op {
-		case syntax.InstAlt, syntax.InstAltMatch:
-			stack = append(stack, in.Out, in.Arg)
-		case syntax.InstCapture, syntax.InstNop, syntax.InstEmptyWidth:
-			stack = append(stack, in.Out)
 		case syntax.InstMatch, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
 			return nil
 		case syntax.InstRune1:
@@ -113,6 +101,37 @@ func firstBytes(prog *syntax.Prog) []byte {
 		return nil
 	}
 	return out
+}
+
+// leadingInsts yields, once each, the instructions of prog a match can
+// begin at: walking from its start, alternations, captures and no-ops are
+// passed through, and so are empty-width assertions when assertions is
+// true (they are then taken to hold); every other instruction reached is
+// yielded, and not walked past.
+func leadingInsts(prog *syntax.Prog, assertions bool) iter.Seq[*syntax.Inst] {
+	return func(yield func(*syntax.Inst) bool) {
+		seen := make([]bool, len(prog.Inst))
+		stack := []uint32{uint32(prog.Start)}
+		for len(stack) > 0 {
+			pc := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[pc] {
+				continue
+			}
+			seen[pc] = true
+			in := &prog.Inst[pc]
+			switch {
+			case in.Op == syntax.InstAlt || in.Op == syntax.InstAltMatch:
+				stack = append(stack, in.Out, in.Arg)
+			case in.Op == syntax.InstCapture || in.Op == syntax.InstNop || in.Op == syntax.InstEmptyWidth && assertions:
+				stack = append(stack, in.Out)
+			default:
+				if !yield(in) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // maxDFAStates bounds one cache; past it the cache starts over.

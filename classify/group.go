@@ -217,21 +217,8 @@ func (s *byteSet) addRange(lo, hi rune) {
 // firstSet returns the ASCII bytes a match of prog can start with; ok is
 // false when a match can be empty or start with a rune outside ASCII.
 func firstSet(prog *syntax.Prog) (set byteSet, ok bool) {
-	seen := make([]bool, len(prog.Inst))
-	stack := []uint32{uint32(prog.Start)}
-	for len(stack) > 0 {
-		pc := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[pc] {
-			continue
-		}
-		seen[pc] = true
-		in := &prog.Inst[pc]
+	for in := range leadingInsts(prog, false) {
 		switch in.Op {
-		case syntax.InstAlt, syntax.InstAltMatch:
-			stack = append(stack, in.Out, in.Arg)
-		case syntax.InstCapture, syntax.InstNop:
-			stack = append(stack, in.Out)
 		case syntax.InstRune1:
 			if in.Rune[0] >= 0x80 || syntax.Flags(in.Arg)&syntax.FoldCase != 0 {
 				return set, false
