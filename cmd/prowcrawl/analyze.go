@@ -92,15 +92,10 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	lock, err := lockDB(ctx, dbPath, wait)
+	store, closeDB, err := lockAndOpen(ctx, dbPath, wait)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
-	store, err := openLocked(ctx, dbPath)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
+	defer closeDB()
 	return runAnalysis(ctx, store, opts, stdout)
 }

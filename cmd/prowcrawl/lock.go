@@ -83,16 +83,28 @@ func usageErr(err error) error {
 	return usageError{err}
 }
 
-// openLocked opens a database whose writer's lock the command holds.
-func openLocked(ctx context.Context, path string) (*db.DB, error) {
-	if err := statDB(path); err != nil {
-		return nil, err
-	}
-	store, err := db.Open(ctx, path)
+// lockAndOpen takes the writer's lock of the database at path (lockDB)
+// and opens it, for a command that changes a database some crawl made
+// (analyze, reclassify): a path that holds none is a usage error
+// (statDB). closeDB closes the database, then releases the lock.
+func lockAndOpen(ctx context.Context, path string, wait bool) (store *db.DB, closeDB func(), err error) {
+	lock, err := lockDB(ctx, path, wait)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, nil, err
 	}
-	return store, nil
+	if err := statDB(path); err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	store, err = db.Open(ctx, path)
+	if err != nil {
+		lock.Release()
+		return nil, nil, usageError{err}
+	}
+	return store, func() {
+		store.Close()
+		lock.Release()
+	}, nil
 }
 
 // statDB says, as a usage error, why path cannot be a database: none is

@@ -67,16 +67,11 @@ func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	lock, err := lockDB(ctx, dbPath, wait)
+	store, closeDB, err := lockAndOpen(ctx, dbPath, wait)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
-	store, err := openLocked(ctx, dbPath)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
+	defer closeDB()
 	cc, err := co.openExisting(dbPath)
 	if err != nil {
 		return err
