@@ -120,7 +120,7 @@ func WriteSearch(w io.Writer, r search.Result, format string) error {
 	if len(r.Runs) > 0 {
 		fmt.Fprintln(bw)
 	}
-	fmt.Fprintf(bw, "%d of %d runs searched match (%d files, %s)", len(r.Runs), r.Searched, r.Files, sizeOf(r.Bytes))
+	fmt.Fprintf(bw, "%d of %d runs searched match (%d files, %s)", len(r.Runs), r.Searched, r.Files, Size(r.Bytes))
 	if n := len(r.NotCached); n > 0 {
 		fmt.Fprintf(bw, "; %d runs not in the cache were not searched", n)
 	}
@@ -162,8 +162,8 @@ func countPct(n, of int) string {
 	return fmt.Sprintf("%d (%.0f%%)", n, 100*float64(n)/float64(of))
 }
 
-// sizeOf renders a byte count: "3.1 MiB".
-func sizeOf(n int64) string {
+// Size renders a byte count in binary units: "512 B", "3.1 MiB".
+func Size(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
@@ -197,13 +197,13 @@ func WriteCacheStatus(w io.Writer, dir string, s cache.Stats) error {
 	var err error
 	switch {
 	case s.Runs == 0:
-		_, err = fmt.Fprintf(w, "\ncache %s: empty (bound %s)\n", safe.Line(dir), sizeOf(s.MaxBytes))
+		_, err = fmt.Fprintf(w, "\ncache %s: empty (bound %s)\n", safe.Line(dir), Size(s.MaxBytes))
 	default:
-		_, err = fmt.Fprintf(w, "\ncache %s: %d runs, %s of %s, runs started %s to %s\n", safe.Line(dir), s.Runs, sizeOf(s.Bytes), sizeOf(s.MaxBytes),
+		_, err = fmt.Fprintf(w, "\ncache %s: %d runs, %s of %s, runs started %s to %s\n", safe.Line(dir), s.Runs, Size(s.Bytes), Size(s.MaxBytes),
 			s.Oldest.Format(time.DateOnly), s.Newest.Format(time.DateOnly))
 	}
 	if err == nil && s.Temp > 0 {
-		_, err = fmt.Fprintf(w, "  %s in files being written, or left by a writer that was killed (removed by the next eviction)\n", sizeOf(s.Temp))
+		_, err = fmt.Fprintf(w, "  %s in files being written, or left by a writer that was killed (removed by the next eviction)\n", Size(s.Temp))
 	}
 	return err
 }

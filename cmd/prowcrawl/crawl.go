@@ -19,6 +19,7 @@ import (
 	"github.com/openshift-eng/prowcrawl/gcs"
 	"github.com/openshift-eng/prowcrawl/mirror"
 	"github.com/openshift-eng/prowcrawl/progress"
+	"github.com/openshift-eng/prowcrawl/report"
 )
 
 // crawlOptions are the flags of crawl and backfill, with their defaults.
@@ -320,20 +321,7 @@ func parseDuration(s string) (time.Duration, error) {
 // malformed or oversized artifact (parse problems) are counted apart.
 func summaryLine(cmd string, s crawler.Summary) string {
 	return fmt.Sprintf("%s: %d jobs, %d new runs, %d updated, %d pending, %d read errors (%d given up), %d with parse problems, %d outside the range; %d objects, %s read in %s",
-		cmd, s.Jobs, s.New, s.Updated, s.Pending, s.Errors, s.GivenUp, s.Problems, s.Skipped, s.Objects, humanBytes(s.Bytes), s.Duration.Round(time.Millisecond))
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+		cmd, s.Jobs, s.New, s.Updated, s.Pending, s.Errors, s.GivenUp, s.Problems, s.Skipped, s.Objects, report.Size(s.Bytes), s.Duration.Round(time.Millisecond))
 }
 
 // logOptions are the logging flags shared by every command.
