@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -27,10 +26,7 @@ func WriteAssessment(w io.Writer, a assess.Assessment, format string) error {
 	case FormatBlockedEdges:
 		return writeBlockedEdges(w, a)
 	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(a)
+		return writeIndentedJSON(w, a)
 	}
 	return fmt.Errorf("an assessment has no format %q (want %s)", format, strings.Join(AssessFormats, ", "))
 }

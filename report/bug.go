@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -31,10 +30,7 @@ func WriteBug(w io.Writer, r bugreport.Report, format string) error {
 	case FormatMarkdown:
 		return writeBugMarkdown(w, r)
 	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeIndentedJSON(w, r)
 	}
 	return fmt.Errorf("a bug's draft has no format %q (want %s)", format, strings.Join(BugFormats, ", "))
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -116,10 +115,7 @@ func WriteChangesOnsets(w io.Writer, c db.Changes, onsets map[string]analyze.Cha
 		if n := len(c.Analyses); n > 0 {
 			doc.Newest = c.Analyses[n-1].ComputedAt.UTC().Format(time.RFC3339)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return writeIndentedJSON(w, doc)
 	case FormatMarkdown:
 		return writeChangesMarkdown(w, c, rows)
 	case FormatTable, "":

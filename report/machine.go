@@ -84,6 +84,17 @@ func WriteJSON(w io.Writer, d analyze.Table) error {
 	return bw.Flush()
 }
 
+// writeIndentedJSON writes v to w as one JSON document indented by two
+// spaces, with "<", ">" and "&" as they are ("4.13->4.14", not
+// "4.13-\u003e4.14"): the JSON format of an assessment, a bug's draft,
+// the changes and the proposals.
+func writeIndentedJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // WriteMarkdown renders d as a Markdown table (GitHub's), with the heading
 // and the count of verdicts, to paste into a bug or a pull request; it
 // hides the rows the table hides.

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -44,10 +43,7 @@ func WriteSuggestions(w io.Writer, res suggest.Result, format string) error {
 		for _, p := range res.Proposals {
 			out = append(out, proposalJSON{Proposal: p, FailedRate: p.FailedRate(), PassedRate: p.PassedRate()})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeIndentedJSON(w, out)
 	case FormatTable, "":
 		return suggestTable(w, res)
 	}
