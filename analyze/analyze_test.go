@@ -43,21 +43,6 @@ func openStore(t testing.TB) *db.DB {
 	return d
 }
 
-// upgradeJob is a periodic upgrade job from release from to release to, as
-// the crawler derives it from the name. A z-stream has from == to.
-func upgradeJob(from, to, kind, platform, network string) prowcrawl.Job {
-	name := fmt.Sprintf("periodic-ci-openshift-release-master-ci-%s-upgrade-from-stable-%s-e2e-%s-%s-upgrade",
-		to, from, platform, network)
-	if from == to {
-		name = fmt.Sprintf("periodic-ci-openshift-release-master-ci-%s-e2e-%s-%s-upgrade", to, platform, network)
-	}
-	if network == "" {
-		name = strings.ReplaceAll(name, "--", "-")
-	}
-	return prowcrawl.Job{Name: name, Type: "periodic", Release: to, FromRelease: from, Upgrade: kind,
-		Platform: platform, Network: network, Arch: "amd64", Topology: "ha"}
-}
-
 // planter writes runs through db.Write, as the crawler does.
 type planter struct {
 	t     testing.TB
@@ -219,8 +204,8 @@ func plantedHits(group []int, basis bool) map[string]int {
 // sample) and 4.12->4.13 (the basis), with runs that must not count beside
 // them, and expects the verdict in the edge and the variant.
 func TestRunPlantedRelease(t *testing.T) {
-	sampleJob := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
-	basisJob := upgradeJob("4.12", "4.13", "minor", "aws", "ovn")
+	sampleJob := benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	basisJob := benchdb.UpgradeJob("4.12", "4.13", "minor", "aws", "ovn")
 	// An old job name without a version, whose runs did not say their
 	// release: they count in the job only.
 	unknown := prowcrawl.Job{Name: "release-openshift-origin-installer-e2e-aws-upgrade", Type: "periodic", Upgrade: "micro", Platform: "aws"}
@@ -264,7 +249,7 @@ func TestRunPlantedRelease(t *testing.T) {
 // runs outside both, and expects the verdict in the job, its edge and its
 // variant.
 func TestRunPlantedWindow(t *testing.T) {
-	job := upgradeJob("4.14", "4.14", "micro", "gcp", "")
+	job := benchdb.UpgradeJob("4.14", "4.14", "micro", "gcp", "")
 	mid, start := now.AddDate(0, 0, -7), now.AddDate(0, 0, -37)
 	for _, group := range plantedGroups() {
 		d, p := openPlanted(t, group)
@@ -308,18 +293,18 @@ func TestRunEdgePairing(t *testing.T) {
 		job  prowcrawl.Job
 		runs int
 	}{
-		{upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), 11},
-		{upgradeJob("4.12", "4.13", "minor", "aws", "ovn"), 12},
-		{upgradeJob("4.12", "4.13", "minor", "aws", "sdn"), 13},
-		{upgradeJob("4.9", "4.10", "minor", "aws", "ovn"), 14},
-		{upgradeJob("4.8", "4.9", "minor", "aws", "ovn"), 15},
-		{upgradeJob("4.1", "4.2", "minor", "aws", "ovn"), 16}, // a string order would pair 4.10 with it
-		{upgradeJob("4.14", "4.14", "micro", "aws", "ovn"), 17},
-		{upgradeJob("4.13", "4.13", "micro", "aws", "ovn"), 18},
-		{upgradeJob("4.13", "4.13", "micro", "metal", ""), 19},
-		{upgradeJob("4.12", "4.12", "micro", "metal", ""), 20},
-		{upgradeJob("4.12", "4.14", "multi", "aws", "ovn"), 21},
-		{upgradeJob("4.11", "4.13", "multi", "aws", "ovn"), 22},
+		{benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn"), 11},
+		{benchdb.UpgradeJob("4.12", "4.13", "minor", "aws", "ovn"), 12},
+		{benchdb.UpgradeJob("4.12", "4.13", "minor", "aws", "sdn"), 13},
+		{benchdb.UpgradeJob("4.9", "4.10", "minor", "aws", "ovn"), 14},
+		{benchdb.UpgradeJob("4.8", "4.9", "minor", "aws", "ovn"), 15},
+		{benchdb.UpgradeJob("4.1", "4.2", "minor", "aws", "ovn"), 16}, // a string order would pair 4.10 with it
+		{benchdb.UpgradeJob("4.14", "4.14", "micro", "aws", "ovn"), 17},
+		{benchdb.UpgradeJob("4.13", "4.13", "micro", "aws", "ovn"), 18},
+		{benchdb.UpgradeJob("4.13", "4.13", "micro", "metal", ""), 19},
+		{benchdb.UpgradeJob("4.12", "4.12", "micro", "metal", ""), 20},
+		{benchdb.UpgradeJob("4.12", "4.14", "multi", "aws", "ovn"), 21},
+		{benchdb.UpgradeJob("4.11", "4.13", "multi", "aws", "ovn"), 22},
 	}
 	for _, j := range jobs {
 		p.runs(j.job, j.runs, 1, symptom, now.AddDate(0, -1, 0), now)
@@ -371,21 +356,21 @@ func TestRunEdgePairing(t *testing.T) {
 func TestKeysMatchSchema(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	odd := upgradeJob("4.13", "4.14", "", "", "") // unknown kind, platform and network
+	odd := benchdb.UpgradeJob("4.13", "4.14", "", "", "") // unknown kind, platform and network
 	odd.Arch = ""
 	for i, j := range []prowcrawl.Job{
-		upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), upgradeJob("4.14", "4.14", "micro", "metal", ""),
-		upgradeJob("4.12", "4.14", "multi", "azure", "sdn"), odd,
+		benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn"), benchdb.UpgradeJob("4.14", "4.14", "micro", "metal", ""),
+		benchdb.UpgradeJob("4.12", "4.14", "multi", "azure", "sdn"), odd,
 	} {
 		p.runs(j, 10+i, 2+i, symptom, now.AddDate(0, 0, -3), now)
 	}
-	r := p.run(upgradeJob("4.14", "4.14", "micro", "gcp", "ovn"), "success", now, symptom)
+	r := p.run(benchdb.UpgradeJob("4.14", "4.14", "micro", "gcp", "ovn"), "success", now, symptom)
 	r.Run.FromRelease = "" // a run that did not say where it started
-	pre := upgradeJob("4.14", "4.14", "micro", "aws", "ovn")
+	pre := benchdb.UpgradeJob("4.14", "4.14", "micro", "aws", "ovn")
 	pre.Name, pre.Type = "pull-ci-openshift-origin-master-e2e-aws-ovn-upgrade", prowcrawl.TypePresubmit
 	p.runs(pre, 5, 2, symptom, now.AddDate(0, 0, -2), now)
 	never := false
-	r = p.run(upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), "failure", now, symptom)
+	r = p.run(benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn"), "failure", now, symptom)
 	r.Run.UpgradeStarted = &never
 	p.flush()
 
@@ -430,7 +415,7 @@ func TestKeysMatchSchema(t *testing.T) {
 func TestRunNowDefaultsToNewestRun(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	job := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	job := benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn")
 	// A backfill of 2020: analysed as of its newest run, not of today. The
 	// newest run still runs: its start is where the history ends.
 	end := time.Date(2020, 1, 15, 9, 30, 0, 0, time.UTC)
@@ -493,7 +478,7 @@ func rows(t *testing.T, d *db.DB) []string {
 func TestRunIsIdempotent(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	for _, j := range []prowcrawl.Job{upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), upgradeJob("4.12", "4.13", "minor", "aws", "ovn")} {
+	for _, j := range []prowcrawl.Job{benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn"), benchdb.UpgradeJob("4.12", "4.13", "minor", "aws", "ovn")} {
 		p.runs(j, 30, 4, symptom, now.AddDate(0, 0, -20), now)
 		p.runs(j, 12, 12, "upgrade-incomplete", now.AddDate(0, 0, -20), now)
 	}
@@ -555,8 +540,8 @@ func TestRunRejectsOptions(t *testing.T) {
 func TestRunFlakeRates(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	aws := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
-	gcp := upgradeJob("4.13", "4.14", "minor", "gcp", "ovn")
+	aws := benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	gcp := benchdb.UpgradeJob("4.13", "4.14", "minor", "gcp", "ovn")
 	const suite, name = "openshift-tests", "[sig-network] pods should reach pods across nodes"
 	for i, status := range []string{"pass", "flake", "fail", "flake", "skip", "pass"} {
 		r := p.run(aws, "failure", now.Add(-time.Duration(i)*time.Hour))
@@ -597,10 +582,10 @@ func TestAggregatedRunsApart(t *testing.T) {
 	counts := func(aggregated bool) ([]string, []string) {
 		d := openStore(t)
 		p := newPlanter(t, d)
-		micro := upgradeJob("4.14", "4.14", "micro", "aws", "ovn")
+		micro := benchdb.UpgradeJob("4.14", "4.14", "micro", "aws", "ovn")
 		p.runs(micro, 10, 2, symptom, now.AddDate(0, 0, -3), now)
 		if aggregated {
-			agg := upgradeJob("4.14", "4.14", "micro", "aws", "ovn")
+			agg := benchdb.UpgradeJob("4.14", "4.14", "micro", "aws", "ovn")
 			agg.Name = "aggregated-aws-ovn-upgrade-4.14-micro-release-openshift-release-analysis-aggregator"
 			p.runs(agg, 4, 3, symptom, now.AddDate(0, 0, -3), now)
 		}
@@ -654,8 +639,8 @@ func TestInfrastructureRunsApart(t *testing.T) {
 	counts := func(infra bool) numbers {
 		d := openStore(t)
 		p := newPlanter(t, d)
-		minor := upgradeJob("4.14", "4.13", "minor", "aws", "ovn")
-		basis := upgradeJob("4.13", "4.12", "minor", "aws", "ovn")
+		minor := benchdb.UpgradeJob("4.14", "4.13", "minor", "aws", "ovn")
+		basis := benchdb.UpgradeJob("4.13", "4.12", "minor", "aws", "ovn")
 		p.runs(minor, 12, 5, symptom, now.AddDate(0, 0, -3), now)
 		p.runs(basis, 12, 0, symptom, now.AddDate(0, 0, -3), now)
 		began := true
@@ -781,7 +766,7 @@ func TestStoredVerdictsOfMatchedRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newPlanter(t, d)
-	j := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	j := benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn")
 	p.runsWith(j, 12, map[string]int{symptom: 3, "mco-degraded": 2}, now.AddDate(0, 0, -5), now)
 	p.flush()
 	analyze(t, d, DefaultOptions())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
 
 // TestComputeWindowEqualsOnlyThoseRuns: the analysis of a window is the
@@ -17,8 +18,8 @@ func TestComputeWindowEqualsOnlyThoseRuns(t *testing.T) {
 	all, only := openStore(t), openStore(t)
 	pa, po := newPlanter(t, all), newPlanter(t, only)
 	since, until := now.AddDate(0, 0, -20), now.AddDate(0, 0, -2)
-	jobs := []prowcrawl.Job{upgradeJob("4.13", "4.14", "minor", "aws", "ovn"), upgradeJob("4.12", "4.13", "minor", "aws", "ovn"),
-		upgradeJob("4.14", "4.14", "micro", "gcp", "ovn")}
+	jobs := []prowcrawl.Job{benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn"), benchdb.UpgradeJob("4.12", "4.13", "minor", "aws", "ovn"),
+		benchdb.UpgradeJob("4.14", "4.14", "micro", "gcp", "ovn")}
 	for i, j := range jobs {
 		// Inside the window: the same runs in both databases.
 		pa.runs(j, 12+i, 3+2*i, symptom, since.Add(time.Hour), until.Add(-time.Hour))
@@ -78,7 +79,7 @@ func TestComputeWindowEqualsOnlyThoseRuns(t *testing.T) {
 func TestWeeklyMerge(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	j := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	j := benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn")
 	monday := time.Date(2026, 10, 5, 10, 0, 0, 0, time.UTC)
 	for week, n := range []int{2, 2, 6, 1, 0, 7, 1} {
 		for i := range n {

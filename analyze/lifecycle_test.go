@@ -7,6 +7,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
 
 // TestHysteresis checks the looser bar against Sippy's: confidence 5
@@ -33,8 +34,8 @@ type growth struct {
 func TestRegressionLifecycle(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	sampleJob := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
-	basisJob := upgradeJob("4.12", "4.13", "minor", "aws", "ovn")
+	sampleJob := benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	basisJob := benchdb.UpgradeJob("4.12", "4.13", "minor", "aws", "ovn")
 	// Every run is older than the sample window (the last 7 days before
 	// now), so that only the release comparison speaks.
 	at := now.AddDate(0, 0, -30)
@@ -160,8 +161,8 @@ func TestRegressionLifecycle(t *testing.T) {
 func TestDisruptionStats(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	sampleJob := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
-	basisJob := upgradeJob("4.12", "4.13", "minor", "aws", "ovn")
+	sampleJob := benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	basisJob := benchdb.UpgradeJob("4.12", "4.13", "minor", "aws", "ovn")
 	at := now.AddDate(0, 0, -30)
 	plant := func(j prowcrawl.Job, seconds []float64) {
 		for _, s := range seconds {

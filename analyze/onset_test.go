@@ -10,6 +10,7 @@ import (
 
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/db"
+	"github.com/openshift-eng/prowcrawl/internal/benchdb"
 )
 
 // plantPayloads stores, for job j, one to three runs of each of n nightly
@@ -49,14 +50,14 @@ func plantPayloads(t *testing.T, p *planter, j prowcrawl.Job, n int, rate func(i
 func TestOnsetAndEndByPayload(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	j := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	j := benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn")
 	names := plantPayloads(t, p, j, 42, func(i int) float64 {
 		if i >= 15 && i < 30 {
 			return 0.5
 		}
 		return 0
 	})
-	flat := upgradeJob("4.14", "4.14", "micro", "aws", "ovn")
+	flat := benchdb.UpgradeJob("4.14", "4.14", "micro", "aws", "ovn")
 	plantPayloads(t, p, flat, 30, func(int) float64 { return 0.3 })
 	p.flush()
 	keys := [][2]string{{db.ScopeEdge, "4.13->4.14 minor"}, {db.ScopeEdge, "4.14 micro"}, {db.ScopeVariant, "4.13->4.14 minor aws ovn amd64 ha"}}
@@ -101,7 +102,7 @@ func TestOnsetAndEndByPayload(t *testing.T) {
 func TestPayloadPoints(t *testing.T) {
 	d := openStore(t)
 	p := newPlanter(t, d)
-	j := upgradeJob("4.13", "4.14", "minor", "aws", "ovn")
+	j := benchdb.UpgradeJob("4.13", "4.14", "minor", "aws", "ovn")
 	name := func(stream string, ago int) string {
 		return "4.14.0-0." + stream + "-" + now.Add(-time.Duration(ago)*time.Hour).Format("2006-01-02-150405")
 	}
