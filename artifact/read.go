@@ -376,7 +376,13 @@ func (r *reading) readAll(ctx context.Context, f File, limit int64) ([]byte, err
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	return ReadAtMost(rc, name, limit)
+}
+
+// ReadAtMost reads r, the bytes of name, to their end, when there are at
+// most limit of them; more is ErrTooLarge. The errors name name.
+func ReadAtMost(r io.Reader, name string, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}

@@ -40,20 +40,12 @@ type counter struct {
 
 // readAll reads a whole object of at most limit bytes after decompression.
 func (r *reader) readAll(ctx context.Context, obj prowcrawl.Entry, limit int64, run *counter) ([]byte, error) {
-	name := obj.Name
 	rc, err := r.open(ctx, obj, run)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("read %s: %w (%d bytes)", name, ErrTooLarge, limit)
-	}
-	return b, nil
+	return artifact.ReadAtMost(rc, obj.Name, limit)
 }
 
 // open returns a stream of the object's decompressed bytes, counted in the
