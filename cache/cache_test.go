@@ -49,6 +49,21 @@ func readAllObj(t *testing.T, r *Run, name string) []byte {
 	return b
 }
 
+// commitOpen commits w, the writer of k in c, and opens the run it wrote,
+// closed when the test ends.
+func commitOpen(t *testing.T, c *Cache, w *Writer, k Key) *Run {
+	t.Helper()
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Open(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 func TestRoundTrip(t *testing.T) {
 	c := openCache(t, 0)
 	files := map[string][]byte{
@@ -75,14 +90,7 @@ func TestRoundTrip(t *testing.T) {
 	if c.Has(key) {
 		t.Fatal("run visible before Commit")
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.Open(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := commitOpen(t, c, w, key)
 	if !r.Listed() || !r.Started().Equal(started) {
 		t.Errorf("listed %v started %v", r.Listed(), r.Started())
 	}
@@ -167,14 +175,7 @@ func TestTee(t *testing.T) {
 	read("big.bin", io.NopCloser(bytes.NewReader(big)), -1)
 	read("early.log", io.NopCloser(bytes.NewReader(log)), 100)
 	read("cut.log", io.NopCloser(io.MultiReader(bytes.NewReader(log[:500]), errReader{})), -1)
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.Open(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := commitOpen(t, c, w, key)
 	var names []string
 	for _, f := range r.Files() {
 		names = append(names, f.Name)

@@ -31,14 +31,7 @@ func TestArtifact(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.Open(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := commitOpen(t, c, w, key)
 	run := r.Artifact()
 	if run.Dir != key.Path+"/" {
 		t.Errorf("Dir = %q, want %q", run.Dir, key.Path+"/")
