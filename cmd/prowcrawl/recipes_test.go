@@ -178,21 +178,26 @@ type assessment struct {
 		} `json:"edges"`
 	} `json:"who_is_impacted"`
 	Impact struct {
-		RunsWith   int `json:"runs_with"`
-		Disruption []struct {
-			Backend string  `json:"backend"`
-			With    seconds `json:"with_symptom"`
-			Release []struct {
-				Edge   string  `json:"edge"`
-				Sample seconds `json:"sample"`
-			} `json:"release_comparison"`
-		} `json:"disruption"`
+		RunsWith   int                 `json:"runs_with"`
+		Disruption []backendDisruption `json:"disruption"`
 	} `json:"what_is_the_impact"`
 	Remediation struct {
 		Duration     seconds `json:"duration"`
 		Recovered    int     `json:"recovered_by_itself"`
 		NotRecovered int     `json:"not_recovered"`
 	} `json:"how_involved_is_remediation"`
+}
+
+// backendDisruption is the disruption of one backend in an assessment's
+// impact: in the runs with the symptom, and in each edge's release
+// comparison.
+type backendDisruption struct {
+	Backend string  `json:"backend"`
+	With    seconds `json:"with_symptom"`
+	Release []struct {
+		Edge   string  `json:"edge"`
+		Sample seconds `json:"sample"`
+	} `json:"release_comparison"`
 }
 
 func reportJSON(t *testing.T, dbPath string, args ...string) []reportRow {
@@ -372,14 +377,7 @@ func TestRecipesCountAsTheReport(t *testing.T) {
 			for _, r := range rs {
 				secs = append(secs, num(t, r["disrupted_s"]))
 			}
-			i := slices.IndexFunc(pod.Impact.Disruption, func(b struct {
-				Backend string  `json:"backend"`
-				With    seconds `json:"with_symptom"`
-				Release []struct {
-					Edge   string  `json:"edge"`
-					Sample seconds `json:"sample"`
-				} `json:"release_comparison"`
-			}) bool {
+			i := slices.IndexFunc(pod.Impact.Disruption, func(b backendDisruption) bool {
 				return b.Backend == "pod-to-pod-new-connections"
 			})
 			if i < 0 {
