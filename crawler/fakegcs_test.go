@@ -1,16 +1,12 @@
 package crawler
 
 import (
-	"bytes"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +14,8 @@ import (
 	"time"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/openshift-eng/prowcrawl/internal/fakegcs"
 )
 
 // emulator is fake-gcs-server behind a real loopback listener, with every
@@ -183,32 +181,14 @@ func (e *emulator) listOffsets() map[string]string {
 	return o
 }
 
-// bucketObjects loads a directory mirroring a bucket. Files that hold gzip
-// bytes become objects stored with Content-Encoding gzip, as Prow uploads
-// them.
+// bucketObjects loads a directory mirroring a bucket (fakegcs.Objects),
+// every object stored as plain text.
 func bucketObjects(t testing.TB, dir, bucket string) []fakestorage.Object {
 	t.Helper()
-	var objs []fakestorage.Object
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		o := fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: bucket, Name: filepath.ToSlash(rel), ContentType: "text/plain"}, Content: b}
-		if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
-			o.ContentEncoding = "gzip"
-		}
-		objs = append(objs, o)
-		return nil
+	return fakegcs.Objects(t, dir, bucket, func(o *fakestorage.Object) bool {
+		o.ContentType = "text/plain"
+		return true
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objs
 }
 
 // faults says how often the emulator disturbs requests. Each request's

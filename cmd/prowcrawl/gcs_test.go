@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/openshift-eng/prowcrawl/internal/fakegcs"
 )
 
 // emulate serves the objects of dir as bucket from fake-gcs-server on a
@@ -27,28 +28,10 @@ func emulate(t *testing.T, bucket, dir string, wrap func(http.Handler) http.Hand
 	}
 	var objs []fakestorage.Object
 	if dir != "" {
-		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(dir, p)
-			if dir == sampleBucket && !strings.Contains(rel, shortJob()) {
-				return nil // under -short, the sample's tests crawl one job
-			}
-			o := fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: bucket, Name: filepath.ToSlash(rel)}, Content: b}
-			if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
-				o.ContentEncoding = "gzip" // as Prow uploads logs
-			}
-			objs = append(objs, o)
-			return nil
+		objs = fakegcs.Objects(t, dir, bucket, func(o *fakestorage.Object) bool {
+			// Under -short, the sample's tests crawl one job.
+			return dir != sampleBucket || strings.Contains(o.Name, shortJob())
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 	fake, err := fakestorage.NewServerWithOptions(fakestorage.Options{InitialObjects: objs, NoListener: true, PublicHost: l.Addr().String()})
 	if err != nil {
