@@ -76,7 +76,7 @@ func (c *cacheOptions) open(dbPath string) (*cache.Cache, error) {
 	return cc, nil
 }
 
-// openExistingCache opens a cache that a crawl made, for reading; a missing
+// openExisting opens a cache that a crawl made, for reading; a missing
 // one is a usage error that says what to do.
 func (c *cacheOptions) openExisting(dbPath string) (*cache.Cache, error) {
 	dir := c.dir(dbPath)
