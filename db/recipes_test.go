@@ -101,17 +101,17 @@ func TestMain(m *testing.M) {
 // recipeRE finds a recipe in the documentation: its name, then its SQL.
 var recipeRE = regexp.MustCompile("(?s)<!-- recipe: ([a-z0-9-]+) -->\\s*```sql\\n(.*?)```\\s*<!-- /recipe -->")
 
-// recipes reads the analysts' recipes from the documents that hold them
-// (the report's page, and the README once it is merged there). A recipe in
-// both must read the same.
+// recipes reads the analysts' recipes from the documents that hold them:
+// README.md and every docs/*.md. A recipe in two must read the same.
 func recipes(t *testing.T) map[string]string {
 	t.Helper()
+	docs, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]string{}
-	for _, doc := range []string{filepath.Join("..", "docs", "REPORT.md"), filepath.Join("..", "README.md")} {
+	for _, doc := range append([]string{filepath.Join("..", "README.md")}, docs...) {
 		b, err := os.ReadFile(doc)
-		if os.IsNotExist(err) {
-			continue
-		}
 		if err != nil {
 			t.Fatal(err)
 		}

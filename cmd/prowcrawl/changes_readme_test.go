@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -9,7 +8,7 @@ import (
 	"testing"
 )
 
-// grownRE is the README's walkthrough of report --changes: the commands,
+// grownRE is the documentation's walkthrough of report --changes: the commands,
 // then what the last one prints, after <!-- output: grown -->.
 var grownRE = regexp.MustCompile("(?s)<!-- output: grown -->\\s*```\\n(.*?)```")
 
@@ -17,22 +16,17 @@ var grownRE = regexp.MustCompile("(?s)<!-- output: grown -->\\s*```\\n(.*?)```")
 // the one part of its output that is the day it is read.
 var analysisTime = regexp.MustCompile(`newest analysis \(\d{4}-\d\d-\d\d \d\d:\d\d UTC,`)
 
-// TestREADMEChanges runs the README's walkthrough of report --changes as a
-// newcomer would: the demo's crawl,
-// the sample grown by testdata/gen, a second crawl of it, then report
+// TestREADMEChanges runs the documentation's walkthrough of report
+// --changes as a newcomer would: the demo's crawl, the sample grown by testdata/gen, a second crawl of it, then report
 // --changes, whose output must be the one quoted (lines left out as "...";
 // the analysis's own time aside).
 func TestREADMEChanges(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to run testdata/gen with")
 	}
-	b, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := grownRE.FindStringSubmatch(string(b))
+	file, m := findBlock(t, docFiles(t), grownRE)
 	if m == nil {
-		t.Fatal("README.md has no <!-- output: grown --> block (the walkthrough of report --changes)")
+		t.Fatal("neither README.md nor docs/*.md has a <!-- output: grown --> block (the walkthrough of report --changes)")
 	}
 	var cmds, want []string
 	for _, l := range trimLines(m[1]) {
@@ -49,7 +43,7 @@ func TestREADMEChanges(t *testing.T) {
 		"prowcrawl report --changes --format markdown",
 	}
 	if strings.Join(cmds, "\n") != strings.Join(wantCmds, "\n") {
-		t.Fatalf("the walkthrough's commands changed; this test runs these:\n%s\nREADME:\n%s", strings.Join(wantCmds, "\n"), strings.Join(cmds, "\n"))
+		t.Fatalf("the walkthrough's commands in %s changed; this test runs these:\n%s\n%s:\n%s", file, strings.Join(wantCmds, "\n"), file, strings.Join(cmds, "\n"))
 	}
 
 	dir := t.TempDir()
@@ -74,28 +68,24 @@ func TestREADMEChanges(t *testing.T) {
 		quoted[i] = analysisTime.ReplaceAllString(l, "newest analysis (TIME,")
 	}
 	if !matchAbridged(quoted, got) {
-		t.Errorf("README.md's walkthrough of report --changes quotes an output that now reads (copy it, leaving lines out as \"...\"):\n%s", strings.Join(got, "\n"))
+		t.Errorf("%s's walkthrough of report --changes quotes an output that now reads (copy it, leaving lines out as \"...\"):\n%s", file, strings.Join(got, "\n"))
 	}
 }
 
-// demoSummaryRE is the README's quote of the summary lines make demo's
+// demoSummaryRE is the documentation's quote of the summary lines make demo's
 // crawl ends with.
 var demoSummaryRE = regexp.MustCompile("(?s)<!-- output: make demo -->\\s*```\\n(.*?)```")
 
 // elapsed is how long a crawl or an analysis took, in its summary line.
 var elapsed = regexp.MustCompile(` in [0-9.]+(ns|µs|ms|s|m[0-9.]+s)$`)
 
-// TestREADMEDemoSummary: the summary lines the README quotes are those of
-// the demo's crawl, but for the time it took.
+// TestREADMEDemoSummary: the summary lines the documentation quotes are
+// those of the demo's crawl, but for the time it took.
 func TestREADMEDemoSummary(t *testing.T) {
 	demoDB(t)
-	b, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := demoSummaryRE.FindStringSubmatch(string(b))
+	file, m := findBlock(t, docFiles(t), demoSummaryRE)
 	if m == nil {
-		t.Fatal("README.md has no <!-- output: make demo --> block (the crawl's summary lines)")
+		t.Fatal("neither README.md nor docs/*.md has a <!-- output: make demo --> block (the crawl's summary lines)")
 	}
 	norm := func(lines []string) []string {
 		for i, l := range lines {
@@ -105,6 +95,6 @@ func TestREADMEDemoSummary(t *testing.T) {
 	}
 	want, got := norm(trimLines(m[1])), norm(trimLines(demoCrawl.stdout))
 	if strings.Join(want, "\n") != strings.Join(got, "\n") {
-		t.Errorf("README.md quotes the demo crawl's summary lines, which now read (copy them, with this machine's times):\n%s", demoCrawl.stdout)
+		t.Errorf("%s quotes the demo crawl's summary lines, which now read (copy them, with this machine's times):\n%s", file, demoCrawl.stdout)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,18 +13,78 @@ import (
 	"testing"
 )
 
-// The README and the command line must agree: what --help lists is what the
-// README's tables document, and the other way round. The test learns the
-// commands from the top-level usage, each command's flags from its --help,
-// and the README's from its flag tables, so a new command or flag needs no
-// change here, only in the README.
+// The documentation and the command line must agree: what --help lists is
+// what the documentation's flag tables document, and the other way round.
+// The test learns the commands from the top-level usage, each command's
+// flags from its --help, and the documentation's from its flag tables, so a
+// new command or flag needs no change here, only in the documentation.
+//
+// The documentation is README.md and every docs/*.md: a check finds its
+// blocks in whichever of these files holds them, and says which.
 //
 // A flag table is a Markdown table with a "flag" column (each cell may name
 // several flags: `--alpha`, `--min-hits`). The commands a row documents are
 // those of its "command" column when the table has one, else those named by
-// the nearest comment before the table: <!-- flags: crawl backfill -->.
+// the nearest comment before the table in its file: <!-- flags: crawl
+// backfill -->.
 
-var readmePath = filepath.Join("..", "..", "README.md")
+// repoRoot is the repository's root, from this package's directory.
+var repoRoot = filepath.Join("..", "..")
+
+// docFiles returns the documentation: README.md and every docs/*.md, each
+// by its path in the repository ("README.md", "docs/USAGE.md") -> its text.
+func docFiles(t *testing.T) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range append([]string{filepath.Join(repoRoot, "README.md")}, paths...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := filepath.Rel(repoRoot, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.ToSlash(rel)] = string(b)
+	}
+	return out
+}
+
+// docNames returns the names of docs in order: README.md first, then the
+// others sorted.
+func docNames(docs map[string]string) []string {
+	names := slices.Sorted(maps.Keys(docs))
+	slices.SortStableFunc(names, func(a, b string) int {
+		switch {
+		case a == "README.md" && b != a:
+			return -1
+		case b == "README.md" && a != b:
+			return 1
+		}
+		return 0
+	})
+	return names
+}
+
+// findBlock returns the first match of re in the documentation and the
+// file that holds it; a second file that holds one too is an error.
+func findBlock(t *testing.T, docs map[string]string, re *regexp.Regexp) (name string, m []string) {
+	t.Helper()
+	for _, n := range docNames(docs) {
+		if mm := re.FindStringSubmatch(docs[n]); mm != nil {
+			if m != nil {
+				t.Errorf("%s and %s both hold a block that %s matches: keep one", name, n, re)
+				continue
+			}
+			name, m = n, mm
+		}
+	}
+	return name, m
+}
 
 // commandFlags returns, for each command of the top-level usage, the long
 // flags its --help lists.
@@ -75,33 +136,51 @@ var commandWord = regexp.MustCompile(`^[a-z]+$`)
 // docRow is a row of a flag table: its flags document one or more of its
 // commands (each flag at least one).
 type docRow struct {
+	file  string // the file of the documentation that holds it
 	line  int
 	flags []string
 	cmds  []string
 }
 
-// readmeFlags returns the rows of the README's flag tables, and its usage
-// block.
-func readmeFlags(t *testing.T) (rows []docRow, usage []string) {
+// docFlags returns the rows of the documentation's flag tables, and its
+// usage block (the first code block after a heading "# Usage" or
+// "## Usage") with the file that holds it.
+func docFlags(t *testing.T) (rows []docRow, usage []string, usageFile string) {
 	t.Helper()
-	b, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
+	docs := docFiles(t)
+	for _, name := range docNames(docs) {
+		r, u := fileFlags(t, name, docs[name])
+		rows = append(rows, r...)
+		if u == nil {
+			continue
+		}
+		if usage != nil {
+			t.Errorf("%s and %s both have a usage block under a heading \"Usage\": keep one", usageFile, name)
+			continue
+		}
+		usage, usageFile = u, name
 	}
+	return rows, usage, usageFile
+}
+
+// fileFlags returns the rows of the flag tables of one file of the
+// documentation, name, and its usage block (nil when it has none).
+func fileFlags(t *testing.T, name, text string) (rows []docRow, usage []string) {
+	t.Helper()
 	marker := regexp.MustCompile(`<!--\s*flags:([^>]*)-->`)
 	flagName := regexp.MustCompile("`(--[a-z0-9][a-z0-9-]*)")
 	var marked []string   // commands of the last marker
 	var header []string   // the current table's header, lower case
 	var usageBlock bool   // inside the code block after "## Usage"
-	var sawUsage bool     // "## Usage" seen
+	var sawUsage bool     // "## Usage" or "# Usage" seen
 	var lineNo, start int // the table's first line
 	var reported int      // the table last said to name no command
-	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		lineNo++
 		switch {
-		case line == "## Usage":
+		case line == "## Usage" || line == "# Usage":
 			sawUsage = true
 		case sawUsage && usage == nil && strings.HasPrefix(line, "```"):
 			usageBlock = true
@@ -142,9 +221,9 @@ func readmeFlags(t *testing.T) (rows []docRow, usage []string) {
 		}
 		if len(cmds) == 0 && start != reported {
 			reported = start
-			t.Errorf("README.md:%d: the flag table that starts on line %d names no command: put <!-- flags: COMMAND... --> on a line before it, or give it a \"command\" column", lineNo, start)
+			t.Errorf("%s:%d: the flag table that starts on line %d names no command: put <!-- flags: COMMAND... --> on a line before it, or give it a \"command\" column", name, lineNo, start)
 		}
-		row := docRow{line: lineNo, cmds: cmds}
+		row := docRow{file: name, line: lineNo, cmds: cmds}
 		for _, m := range flagName.FindAllStringSubmatch(cells[fcol], -1) {
 			row.flags = append(row.flags, m[1])
 		}
@@ -153,11 +232,12 @@ func readmeFlags(t *testing.T) (rows []docRow, usage []string) {
 	return rows, usage
 }
 
-// TestREADMEAgreesWithHelp: every flag of every command is in the README's
-// tables, and every flag there is a flag of its command.
+// TestREADMEAgreesWithHelp: every flag of every command is in the
+// documentation's flag tables, and every flag there is a flag of its
+// command.
 func TestREADMEAgreesWithHelp(t *testing.T) {
 	cli := commandFlags(t)
-	rows, usage := readmeFlags(t)
+	rows, usage, usageFile := docFlags(t)
 	doc := make(map[string][]string) // flags documented per command
 	for _, r := range rows {
 		for _, c := range r.cmds {
@@ -165,30 +245,33 @@ func TestREADMEAgreesWithHelp(t *testing.T) {
 		}
 	}
 	if len(cli) < 5 || len(doc) < 5 {
-		t.Fatalf("found %d commands in the usage and %d in the README's tables: the parsing is broken", len(cli), len(doc))
+		t.Fatalf("found %d commands in the usage and %d in the documentation's flag tables: the parsing is broken", len(cli), len(doc))
 	}
 	for cmd, flags := range cli {
 		for _, f := range flags {
 			if !slices.Contains(doc[cmd], f) {
-				t.Errorf("`prowcrawl %s --help` lists %s, but no flag table of README.md documents it for %s: add a row with %s to the table of %s's flags "+
-					"(the table after <!-- flags: ... %s ... --> under ## Usage, or a row of the table with a \"command\" column that names %s)", cmd, f, cmd, f, cmd, cmd, cmd)
+				t.Errorf("`prowcrawl %s --help` lists %s, but no flag table of README.md or docs/*.md documents it for %s: add a row with %s to the table of %s's flags "+
+					"(the table after <!-- flags: ... %s ... --> in docs/USAGE.md, or a row of the table with a \"command\" column that names %s)", cmd, f, cmd, f, cmd, cmd, cmd)
 			}
 		}
 	}
 	for _, r := range rows {
 		for _, c := range r.cmds {
 			if _, ok := cli[c]; !ok {
-				t.Errorf("README.md:%d documents flags of %q, which the top-level usage (usage in main.go) does not list as a command", r.line, c)
+				t.Errorf("%s:%d documents flags of %q, which the top-level usage (usage in main.go) does not list as a command", r.file, r.line, c)
 			}
 		}
 		for _, f := range r.flags {
 			if !slices.ContainsFunc(r.cmds, func(c string) bool { return slices.Contains(cli[c], f) }) {
-				t.Errorf("README.md:%d documents %s for %s, but no `prowcrawl COMMAND --help` of these has such a flag: remove it, or name the right command", r.line, f, strings.Join(r.cmds, ", "))
+				t.Errorf("%s:%d documents %s for %s, but no `prowcrawl COMMAND --help` of these has such a flag: remove it, or name the right command", r.file, r.line, f, strings.Join(r.cmds, ", "))
 			}
 		}
 	}
 
-	// The usage block of the README is the top-level usage.
+	// The usage block of the documentation is the top-level usage.
+	if usage == nil {
+		t.Fatal("no file of the documentation has a usage block: a code block after a heading \"## Usage\" (docs/USAGE.md) that lists the commands of `prowcrawl help`")
+	}
 	var stdout, stderr bytes.Buffer
 	if err := run(t.Context(), []string{"help"}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
@@ -203,7 +286,7 @@ func TestREADMEAgreesWithHelp(t *testing.T) {
 				u = usage[i]
 			}
 			if g != u {
-				t.Errorf("the usage block under ## Usage in README.md and `prowcrawl help` (usage in main.go) must list the same commands, in the same order and words; line %d:\nREADME: %s\nhelp:   %s", i+1, u, g)
+				t.Errorf("the usage block under Usage in %s and `prowcrawl help` (usage in main.go) must list the same commands, in the same order and words; line %d:\n%s: %s\nhelp: %s", usageFile, i+1, usageFile, u, g)
 				break
 			}
 		}

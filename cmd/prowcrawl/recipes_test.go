@@ -19,9 +19,8 @@ import (
 // with a comment header that says what it answers. TestRecipesCountAsTheReport
 // runs every file on the demo's database and compares its rows with the
 // report's JSON: a recipe counts what the report counts. TestREADMEOutputs
-// checks that the README's copy of each recipe is the file, and that every
-// output the README quotes is what the command prints on the demo's
-// database.
+// checks that the documentation's copy of each recipe is the file, and that
+// every output it quotes is what the command prints on the demo's database.
 
 var recipeDir = filepath.Join("..", "..", "docs", "recipes")
 
@@ -323,7 +322,7 @@ func TestRecipesCountAsTheReport(t *testing.T) {
 			}
 		},
 		"flakiest-tests": func(t *testing.T, rs []map[string]string) {
-			// The report prints no flake rates: the README's quote of
+			// The report prints no flake rates: the documentation's quote of
 			// its output is checked, and the db package checks the
 			// flakes against the sample's answer key.
 			if len(rs) == 0 {
@@ -495,7 +494,7 @@ func TestRecipesCountAsTheReport(t *testing.T) {
 	}
 }
 
-// readmeRecipeRE finds a recipe's copy in the README: its name, then its
+// readmeRecipeRE finds a recipe's copy in the documentation: its name, then its
 // SQL. "recipe:" marks the recipes the db package's tests also run (and
 // plan); "recipe file:" the others.
 var readmeRecipeRE = regexp.MustCompile("(?s)<!-- recipe(?: file)?: ([a-z0-9-]+) -->\\s*```sql\\n(.*?)```\\s*<!-- /recipe -->")
@@ -505,11 +504,11 @@ var readmeRecipeRE = regexp.MustCompile("(?s)<!-- recipe(?: file)?: ([a-z0-9-]+)
 // lines out where a line reads "...".
 var outputRE = regexp.MustCompile("(?s)<!-- output(: abridged)? -->\\s*```\\n(.*?)```")
 
-// recipeCommand is how the README runs a recipe.
+// recipeCommand is how the documentation runs a recipe.
 var recipeCommand = regexp.MustCompile(`^\$ sqlite3 -header prowcrawl\.db < docs/recipes/([a-z0-9-]+)\.sql$`)
 
-// noOutputQuoted are the recipes whose output the README does not quote,
-// and why.
+// noOutputQuoted are the recipes whose output the documentation does not
+// quote, and why.
 var noOutputQuoted = map[string]string{
 	"failure-rate-14-days": "its answer depends on the day it is asked",
 }
@@ -564,82 +563,84 @@ func trimLines(s string) []string {
 	return lines
 }
 
-// TestREADMEOutputs: the README's copy of each recipe is its file; it
-// quotes each recipe's output (but those of noOutputQuoted) as
-// `sqlite3 -header prowcrawl.db < docs/recipes/NAME.sql` prints it on the
-// demo's database; and every other output it quotes after an output marker
-// is what that prowcrawl command prints on the demo's database.
+// TestREADMEOutputs: the documentation's copy of each recipe (in
+// README.md or any docs/*.md) is its file; it quotes each recipe's output
+// (but those of noOutputQuoted) as `sqlite3 -header prowcrawl.db <
+// docs/recipes/NAME.sql` prints it on the demo's database; and every other
+// output it quotes after an output marker is what that prowcrawl command
+// prints on the demo's database.
 func TestREADMEOutputs(t *testing.T) {
 	dbPath := demoDB(t)
 	d := openSQL(t, dbPath)
 	files := recipeFiles(t)
-	b, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
+	docs := docFiles(t)
 
 	copies := map[string]bool{}
-	for _, m := range readmeRecipeRE.FindAllStringSubmatch(readme, -1) {
-		name, text := m[1], m[2]
-		copies[name] = true
-		file, ok := files[name]
-		if !ok {
-			t.Errorf("README.md shows recipe %s, which is not in docs/recipes", name)
-			continue
-		}
-		if text != file {
-			t.Errorf("README.md's copy of recipe %s differs from docs/recipes/%s.sql: copy the file into the README\nREADME:\n%s\nfile:\n%s", name, name, text, file)
-		}
-	}
-
 	quoted := map[string]bool{}
-	outputs := outputRE.FindAllStringSubmatch(readme, -1)
-	if len(outputs) == 0 {
-		t.Fatal("no <!-- output --> block in README.md")
-	}
-	for _, m := range outputs {
-		abridged, block := m[1] != "", m[2]
-		lines := trimLines(block)
-		cmd := lines[0]
-		want := lines[1:]
-		var got string
-		if r := recipeCommand.FindStringSubmatch(cmd); r != nil {
-			q, ok := files[r[1]]
+	blocks := 0
+	for _, doc := range docNames(docs) {
+		text := docs[doc]
+		for _, m := range readmeRecipeRE.FindAllStringSubmatch(text, -1) {
+			name, sqlText := m[1], m[2]
+			copies[name] = true
+			file, ok := files[name]
 			if !ok {
-				t.Errorf("README.md quotes %q: no such recipe", cmd)
+				t.Errorf("%s shows recipe %s, which is not in docs/recipes", doc, name)
 				continue
 			}
-			quoted[r[1]] = true
-			got = sqliteHeader(query(t, d, q))
-		} else if strings.HasPrefix(cmd, "$ prowcrawl ") {
-			args := strings.Fields(strings.TrimPrefix(cmd, "$ prowcrawl "))
-			if strings.ContainsAny(cmd, `'"\|>`) {
-				t.Errorf("README.md quotes %q: the test runs plain arguments only", cmd)
+			if sqlText != file {
+				t.Errorf("%s's copy of recipe %s differs from docs/recipes/%s.sql: copy the file into %s\n%s:\n%s\nfile:\n%s", doc, name, name, doc, doc, sqlText, file)
+			}
+		}
+
+		outputs := outputRE.FindAllStringSubmatch(text, -1)
+		blocks += len(outputs)
+		for _, m := range outputs {
+			abridged, block := m[1] != "", m[2]
+			lines := trimLines(block)
+			cmd := lines[0]
+			want := lines[1:]
+			var got string
+			if r := recipeCommand.FindStringSubmatch(cmd); r != nil {
+				q, ok := files[r[1]]
+				if !ok {
+					t.Errorf("%s quotes %q: no such recipe", doc, cmd)
+					continue
+				}
+				quoted[r[1]] = true
+				got = sqliteHeader(query(t, d, q))
+			} else if strings.HasPrefix(cmd, "$ prowcrawl ") {
+				args := strings.Fields(strings.TrimPrefix(cmd, "$ prowcrawl "))
+				if strings.ContainsAny(cmd, `'"\|>`) {
+					t.Errorf("%s quotes %q: the test runs plain arguments only", doc, cmd)
+					continue
+				}
+				got = runOK(t, append(args, "--db", dbPath)...)
+			} else {
+				t.Errorf("%s quotes the output of %q: an output block begins with \"$ prowcrawl ...\" or \"$ sqlite3 -header prowcrawl.db < docs/recipes/NAME.sql\"", doc, cmd)
 				continue
 			}
-			got = runOK(t, append(args, "--db", dbPath)...)
-		} else {
-			t.Errorf("README.md quotes the output of %q: an output block begins with \"$ prowcrawl ...\" or \"$ sqlite3 -header prowcrawl.db < docs/recipes/NAME.sql\"", cmd)
-			continue
+			gotLines := trimLines(got)
+			ok := slices.Equal(want, gotLines)
+			if abridged {
+				ok = matchAbridged(want, gotLines)
+			}
+			if !ok {
+				t.Errorf("%s quotes the output of %q, which now reads (on make demo's database; copy it into %s%s):\n%s", doc, cmd, doc,
+					map[bool]string{true: ", leaving lines out as \"...\"", false: ""}[abridged], strings.Join(gotLines, "\n"))
+			}
 		}
-		gotLines := trimLines(got)
-		ok := slices.Equal(want, gotLines)
-		if abridged {
-			ok = matchAbridged(want, gotLines)
-		}
-		if !ok {
-			t.Errorf("README.md quotes the output of %q, which now reads (on make demo's database; copy it into the README%s):\n%s", cmd,
-				map[bool]string{true: ", leaving lines out as \"...\"", false: ""}[abridged], strings.Join(gotLines, "\n"))
-		}
+	}
+	if blocks == 0 {
+		t.Fatal("no <!-- output --> block in README.md or docs/*.md")
 	}
 
 	for name := range files {
 		if !copies[name] {
-			t.Errorf("README.md does not show recipe %s: put docs/recipes/%s.sql between <!-- recipe: %s --> and <!-- /recipe -->", name, name, name)
+			t.Errorf("neither README.md nor docs/*.md shows recipe %s: put docs/recipes/%s.sql between <!-- recipe: %s --> and <!-- /recipe --> (docs/DATABASE.md)", name, name, name)
 		}
 		if _, skip := noOutputQuoted[name]; !quoted[name] && !skip {
-			t.Errorf("README.md does not quote the output of recipe %s: add <!-- output --> and a block with $ sqlite3 -header prowcrawl.db < docs/recipes/%s.sql", name, name)
+			t.Errorf("neither README.md nor docs/*.md quotes the output of recipe %s: add <!-- output --> and a block with $ sqlite3 -header prowcrawl.db < docs/recipes/%s.sql", name, name)
 		}
 	}
 }
