@@ -467,7 +467,7 @@ func TestJobNames(t *testing.T) {
 // run_symptoms (or of the analysis tables) that no index serves. A scan of a
 // covering index is allowed only to the recipes that count every run of
 // every scope key they return. The plans are printed with -v, in the short
-// form the README shows.
+// form docs/DATABASE.md shows.
 func TestRecipePlans(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plans.db")
 	store, err := db.Open(t.Context(), path)

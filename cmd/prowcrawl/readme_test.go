@@ -292,3 +292,84 @@ func TestREADMEAgreesWithHelp(t *testing.T) {
 		}
 	}
 }
+
+// mdLink finds a Markdown link's target: [text](target).
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// headingSlug is the anchor GitHub gives a heading: lower case, letters,
+// digits, hyphens and underscores kept, spaces made hyphens.
+func headingSlug(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// anchors returns the anchors of a Markdown text's headings, outside code
+// blocks.
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	fenced := false
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+		}
+		if !fenced && strings.HasPrefix(l, "#") {
+			out[headingSlug(strings.TrimLeft(l, "#"))] = true
+		}
+	}
+	return out
+}
+
+// TestDocLinks: every relative link of the documentation names a file or
+// directory of the repository, and every #anchor a heading of its page.
+func TestDocLinks(t *testing.T) {
+	docs := docFiles(t)
+	for _, name := range docNames(docs) {
+		fenced := false
+		for i, l := range strings.Split(docs[name], "\n") {
+			if strings.HasPrefix(l, "```") {
+				fenced = !fenced
+			}
+			if fenced {
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(l, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				file, anchor, _ := strings.Cut(target, "#")
+				page := name
+				if file != "" {
+					page = filepath.ToSlash(filepath.Join(filepath.Dir(name), file))
+					if _, err := os.Stat(filepath.Join(repoRoot, page)); err != nil {
+						t.Errorf("%s:%d links to %s, which does not exist", name, i+1, target)
+						continue
+					}
+				}
+				if anchor == "" {
+					continue
+				}
+				text, ok := docs[page]
+				if !ok {
+					b, err := os.ReadFile(filepath.Join(repoRoot, page))
+					if err != nil {
+						t.Errorf("%s:%d links to %s: %v", name, i+1, target, err)
+						continue
+					}
+					text = string(b)
+				}
+				if !anchors(text)[anchor] {
+					t.Errorf("%s:%d links to %s, but %s has no heading whose anchor is #%s", name, i+1, target, page, anchor)
+				}
+			}
+		}
+	}
+}

@@ -578,6 +578,7 @@ func TestREADMEOutputs(t *testing.T) {
 	copies := map[string]bool{}
 	quoted := map[string]bool{}
 	blocks := 0
+	var cli map[string][]string // each command's flags, once a block needs them
 	for _, doc := range docNames(docs) {
 		text := docs[doc]
 		for _, m := range readmeRecipeRE.FindAllStringSubmatch(text, -1) {
@@ -615,7 +616,10 @@ func TestREADMEOutputs(t *testing.T) {
 					t.Errorf("%s quotes %q: the test runs plain arguments only", doc, cmd)
 					continue
 				}
-				got = runOK(t, append(args, "--db", dbPath)...)
+				if cli == nil {
+					cli = commandFlags(t)
+				}
+				got = runQuoted(t, cli, args, dbPath)
 			} else {
 				t.Errorf("%s quotes the output of %q: an output block begins with \"$ prowcrawl ...\" or \"$ sqlite3 -header prowcrawl.db < docs/recipes/NAME.sql\"", doc, cmd)
 				continue
@@ -643,6 +647,34 @@ func TestREADMEOutputs(t *testing.T) {
 			t.Errorf("neither README.md nor docs/*.md quotes the output of recipe %s: add <!-- output --> and a block with $ sqlite3 -header prowcrawl.db < docs/recipes/%s.sql", name, name)
 		}
 	}
+}
+
+// runQuoted runs a prowcrawl command the documentation quotes, as a reader
+// would from the repository's root after make demo: with --db the demo's
+// database when the command has that flag, and each argument that is a path
+// of the repository (testdata/..., bugreport/...) read from there. Its
+// output names those paths as quoted.
+func runQuoted(t *testing.T, cli map[string][]string, args []string, dbPath string) string {
+	t.Helper()
+	args = slices.Clone(args)
+	var paths []string
+	for i, a := range args {
+		if i == 0 || strings.HasPrefix(a, "-") || filepath.IsAbs(a) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(repoRoot, a)); err == nil {
+			args[i] = filepath.Join(repoRoot, a)
+			paths = append(paths, a)
+		}
+	}
+	if slices.Contains(cli[args[0]], "--db") {
+		args = append(args, "--db", dbPath)
+	}
+	out := runOK(t, args...)
+	for _, a := range paths {
+		out = strings.ReplaceAll(out, filepath.Join(repoRoot, a), a)
+	}
+	return out
 }
 
 // TestMatchAbridged: "..." stands for lines left out.
