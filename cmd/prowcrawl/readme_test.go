@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"flag"
 	"maps"
 	"os"
 	"path/filepath"
@@ -90,29 +91,43 @@ func findBlock(t *testing.T, docs map[string]string, re *regexp.Regexp) (name st
 // flags its --help lists.
 func commandFlags(t *testing.T) map[string][]string {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"help"}, &stdout, &stderr); err != nil {
-		t.Fatal(err)
-	}
 	out := make(map[string][]string)
-	for _, line := range synopsis(stdout.String()) {
-		cmd := strings.Fields(line)[1]
-		if _, ok := out[cmd]; ok {
-			continue
-		}
+	for _, cmd := range commands(t) {
 		out[cmd] = nil
-		var o, e bytes.Buffer
-		err := run(t.Context(), []string{cmd, "--help"}, &o, &e)
-		if err != nil && !errors.Is(err, errHelp) {
-			t.Fatalf("prowcrawl %s --help: %v", cmd, err)
-		}
-		for _, l := range strings.Split(e.String()+o.String(), "\n") {
+		for _, l := range strings.Split(helpText(t, cmd), "\n") {
 			if m := helpFlag.FindStringSubmatch(l); m != nil && m[1] != "help" {
 				out[cmd] = append(out[cmd], "--"+m[1])
 			}
 		}
 	}
 	return out
+}
+
+// commands returns the commands of the top-level usage, in its order.
+func commands(t *testing.T) []string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"help"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range synopsis(stdout.String()) {
+		if cmd := strings.Fields(line)[1]; !slices.Contains(out, cmd) {
+			out = append(out, cmd)
+		}
+	}
+	return out
+}
+
+// helpText is what `prowcrawl CMD --help` prints.
+func helpText(t *testing.T, cmd string) string {
+	t.Helper()
+	var o, e bytes.Buffer
+	err := run(t.Context(), []string{cmd, "--help"}, &o, &e)
+	if err != nil && !errors.Is(err, errHelp) {
+		t.Fatalf("prowcrawl %s --help: %v", cmd, err)
+	}
+	return e.String() + o.String()
 }
 
 // helpFlag matches a flag's line in pflag's PrintDefaults.
@@ -370,6 +385,68 @@ func TestDocLinks(t *testing.T) {
 					t.Errorf("%s:%d links to %s, but %s has no heading whose anchor is #%s", name, i+1, target, page, anchor)
 				}
 			}
+		}
+	}
+}
+
+// helpRE finds a quoted --help: <!-- help: CMD -->, then a code block whose
+// first line is "$ prowcrawl CMD --help".
+var helpRE = regexp.MustCompile("(?s)<!-- help: ([a-z]+) -->\\s*```\\n(.*?)```")
+
+var updateHelp = flag.Bool("update-help", false, "write each command's --help into the <!-- help: CMD --> blocks of docs/USAGE.md")
+
+// usagePath is the usage reference, which quotes every command's --help.
+var usagePath = filepath.Join(repoRoot, "docs", "USAGE.md")
+
+// TestUsageHelp: docs/USAGE.md quotes the --help of every command of the
+// top-level usage that has one (a usage, not only a line such as version's),
+// each after <!-- help: CMD -->, as the command prints it. With
+// -update-help it writes them there instead:
+// go test ./cmd/prowcrawl -run UsageHelp -update-help.
+func TestUsageHelp(t *testing.T) {
+	b, err := os.ReadFile(usagePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	want := map[string]string{}
+	for _, cmd := range commands(t) {
+		if h := helpText(t, cmd); strings.HasPrefix(h, "Usage: prowcrawl ") {
+			want[cmd] = "$ prowcrawl " + cmd + " --help\n" + strings.Join(trimLines(h), "\n") + "\n"
+		}
+	}
+	if len(want) < 5 {
+		t.Fatalf("%d commands with a --help: the parsing is broken", len(want))
+	}
+	quoted := map[string]bool{}
+	updated := helpRE.ReplaceAllStringFunc(text, func(block string) string {
+		m := helpRE.FindStringSubmatch(block)
+		cmd, got := m[1], m[2]
+		if quoted[cmd] {
+			t.Errorf("docs/USAGE.md quotes the --help of %s twice", cmd)
+		}
+		quoted[cmd] = true
+		w, ok := want[cmd]
+		if !ok {
+			t.Errorf("docs/USAGE.md quotes the --help of %q, which is no command of the top-level usage with a --help", cmd)
+			return block
+		}
+		if *updateHelp {
+			return "<!-- help: " + cmd + " -->\n```\n" + w + "```"
+		}
+		if strings.Join(trimLines(got), "\n") != strings.TrimSuffix(w, "\n") {
+			t.Errorf("docs/USAGE.md quotes `prowcrawl %s --help`, which now prints (copy it, or run this test with -update-help):\n%s", cmd, w)
+		}
+		return block
+	})
+	for _, cmd := range slices.Sorted(maps.Keys(want)) {
+		if !quoted[cmd] {
+			t.Errorf("docs/USAGE.md does not quote `prowcrawl %s --help`: add <!-- help: %s --> and an empty code block, then run this test with -update-help", cmd, cmd)
+		}
+	}
+	if *updateHelp && updated != text {
+		if err := os.WriteFile(usagePath, []byte(updated), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
