@@ -148,18 +148,27 @@ func TestHostileReport(t *testing.T) {
 	for _, by := range []string{db.ScopeEdge, db.ScopeJob, db.ScopeVariant} {
 		table := load(t, d, analyze.TableQuery{By: by, Selection: analyze.Selection{Options: minRuns(1)}})
 		t.Run(by, func(t *testing.T) {
-			for _, format := range []string{FormatTable, FormatMarkdown, FormatCSV} {
+			for _, format := range []string{FormatTable, FormatMarkdown, FormatCSV, "narrow"} {
 				var b bytes.Buffer
-				if err := Write(&b, table, format, Options{}); err != nil {
+				// The wide table shows every name whole; the narrow one may
+				// cut a name (once made safe) in the middle.
+				opts := Options{Wide: true}
+				if format == "narrow" {
+					format, opts = FormatTable, Options{Width: 80}
+				}
+				if err := Write(&b, table, format, opts); err != nil {
 					t.Fatal(err)
 				}
 				out := b.String()
-				switch format {
-				case FormatTable:
+				switch {
+				case !opts.Wide:
 					checkLines(t, out)
-				case FormatMarkdown:
+					continue
+				case format == FormatTable:
+					checkLines(t, out)
+				case format == FormatMarkdown:
 					checkMarkdown(t, out)
-				case FormatCSV:
+				case format == FormatCSV:
 					checkCSV(t, out)
 				}
 				if by == db.ScopeJob && format != FormatCSV {

@@ -84,7 +84,7 @@ func verdictCSS() template.CSS {
 // then the verdict table. It needs no network and no JavaScript.
 func WriteHTML(w io.Writer, d analyze.Table) error {
 	p := pageData{Heading: heading(d), Scope: scopeTitle(d.Query.Scope()), Counts: counts(d.Rows),
-		RowCount: assess.Plural(len(d.Rows), "row"), Headers: headers(d.Query.Scope()), Counted: countedRows(d)}
+		RowCount: assess.Plural(len(d.Rows), "row"), Headers: headers(d.Query.Scope()), Counted: countedRows(d, true)}
 	for i, h := range p.Headers {
 		p.Headers[i] = mdTitle(h)
 	}

@@ -98,13 +98,13 @@ func writeIndentedJSON(w io.Writer, v any) error {
 // WriteMarkdown renders d as a Markdown table (GitHub's), with the heading
 // and the count of verdicts, to paste into a bug or a pull request; it
 // hides the rows the table hides.
-func WriteMarkdown(w io.Writer, d analyze.Table) error {
+func WriteMarkdown(w io.Writer, d analyze.Table, opts Options) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s\n\n", heading(d))
-	rows, hidden := shownRows(d)
+	rows, hidden := shownRows(d, opts.All)
 	if len(rows) == 0 {
-		if hidden > 0 {
-			fmt.Fprintf(bw, "No row has %d or more counted runs in the sample. %s\n", d.Query.Thresholds().MinRuns, hiddenRows(d, hidden))
+		if hidden.any() {
+			fmt.Fprintf(bw, "Every row is hidden. %s\n", hiddenRows(d, hidden))
 		} else {
 			fmt.Fprintln(bw, noVerdicts(d.Query))
 		}
@@ -134,7 +134,7 @@ func WriteMarkdown(w io.Writer, d analyze.Table) error {
 		}
 		fmt.Fprintf(bw, "| %s |\n", strings.Join(c, " | "))
 	}
-	fmt.Fprintf(bw, "\n%s: %s. %s\n", assess.Plural(len(rows), "row"), counts(rows), countedRows(d))
+	fmt.Fprintf(bw, "\n%s: %s. %s\n", assess.Plural(len(rows), "row"), counts(rows), countedRows(d, true))
 	if h := hiddenRows(d, hidden); h != "" {
 		fmt.Fprintln(bw, h)
 	}

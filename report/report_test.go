@@ -30,23 +30,27 @@ func TestGolden(t *testing.T) {
 		name   string
 		q      analyze.TableQuery
 		format string
+		opts   Options
 	}{
-		{"table_edge.txt", analyze.TableQuery{}, FormatTable},
-		{"table_job.txt", analyze.TableQuery{By: db.ScopeJob}, FormatTable},
-		{"table_variant.txt", analyze.TableQuery{By: db.ScopeVariant}, FormatTable},
-		{"table_pod-network-aws.txt", analyze.TableQuery{Selection: analyze.Selection{Job: regexp.MustCompile(`4\.14-upgrade-from-stable-4\.13-e2e-aws`)}, Symptom: "pod-network-cross-node", By: db.ScopeVariant}, FormatTable},
-		{"edge.csv", analyze.TableQuery{}, FormatCSV},
-		{"edge.json", analyze.TableQuery{}, FormatJSON},
-		{"edge.md", analyze.TableQuery{}, FormatMarkdown},
-		{"edge.html", analyze.TableQuery{Trend: true}, FormatHTML},
-		{"table_edge_min-runs-5.txt", analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}}, FormatTable},
-		{"edge_min-runs-5.md", analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}}, FormatMarkdown},
-		{"job.html", analyze.TableQuery{By: db.ScopeJob, Trend: true}, FormatHTML},
+		{"table_edge.txt", analyze.TableQuery{}, FormatTable, Options{}},
+		{"table_job.txt", analyze.TableQuery{By: db.ScopeJob}, FormatTable, Options{}},
+		{"table_variant.txt", analyze.TableQuery{By: db.ScopeVariant}, FormatTable, Options{}},
+		{"table_pod-network-aws.txt", analyze.TableQuery{Selection: analyze.Selection{Job: regexp.MustCompile(`4\.14-upgrade-from-stable-4\.13-e2e-aws`)}, Symptom: "pod-network-cross-node", By: db.ScopeVariant}, FormatTable, Options{}},
+		{"edge.csv", analyze.TableQuery{}, FormatCSV, Options{}},
+		{"edge.json", analyze.TableQuery{}, FormatJSON, Options{}},
+		{"edge.md", analyze.TableQuery{}, FormatMarkdown, Options{}},
+		{"edge.html", analyze.TableQuery{Trend: true}, FormatHTML, Options{}},
+		{"table_edge_min-runs-5.txt", analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}}, FormatTable, Options{}},
+		{"edge_min-runs-5.md", analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(5)}}, FormatMarkdown, Options{}},
+		{"job.html", analyze.TableQuery{By: db.ScopeJob, Trend: true}, FormatHTML, Options{}},
+		{"table_edge_wide_all.txt", analyze.TableQuery{}, FormatTable, Options{Wide: true, All: true}},
+		{"table_variant_80.txt", analyze.TableQuery{By: db.ScopeVariant}, FormatTable, Options{Width: 80}},
+		{"edge_all.md", analyze.TableQuery{}, FormatMarkdown, Options{All: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Write(&b, load(t, d, tc.q), tc.format, Options{}); err != nil {
+			if err := Write(&b, load(t, d, tc.q), tc.format, tc.opts); err != nil {
 				t.Fatal(err)
 			}
 			testutil.Golden(t, "./report", tc.name, b.Bytes())

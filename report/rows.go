@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
@@ -96,16 +97,32 @@ func verdictShort(v db.SymptomVerdict) string {
 	return r
 }
 
+// hiddenCount is how many rows a table or Markdown left out, and why.
+type hiddenCount struct {
+	// Few have fewer counted sample runs than the analysis's minimum:
+	// their rates say too little to be read.
+	Few int
+	// Quiet are rows where no counted run of either side shows the
+	// symptom, and no verdict says more than that.
+	Quiet int
+}
+
+func (h hiddenCount) any() bool { return h.Few+h.Quiet > 0 }
+
 // shownRows splits d's rows into those the table and Markdown show and how
-// many they hide: the rows with fewer counted sample runs than the
-// analysis's minimum, whose rates say too little to be read.
-func shownRows(d analyze.Table) (shown []db.SymptomVerdict, hidden int) {
+// many they hide (every row when all is set).
+func shownRows(d analyze.Table, all bool) (shown []db.SymptomVerdict, hidden hiddenCount) {
 	least := d.Query.Thresholds().MinRuns
 	for _, v := range d.Rows {
-		// A row whose runs the rule has not read yet is shown: it says
-		// what to do.
-		if v.SampleRuns < least && v.SampleUnclassified == 0 {
-			hidden++
+		switch {
+		case all || v.SampleUnclassified > 0:
+			// A row whose runs the rule has not read yet is shown: it
+			// says what to do.
+		case v.SampleRuns < least:
+			hidden.Few++
+			continue
+		case v.SampleHits == 0 && v.BasisHits == 0 && (v.Verdict == analyze.VerdictNone || v.Verdict == analyze.VerdictInsufficient):
+			hidden.Quiet++
 			continue
 		}
 		shown = append(shown, v)
@@ -115,12 +132,83 @@ func shownRows(d analyze.Table) (shown []db.SymptomVerdict, hidden int) {
 
 // hiddenRows says, under a table, which rows it hid and how to see them;
 // "" when it hid none.
-func hiddenRows(d analyze.Table, hidden int) string {
-	if hidden == 0 {
+func hiddenRows(d analyze.Table, h hiddenCount) string {
+	var parts []string
+	if h.Few > 0 {
+		parts = append(parts, fmt.Sprintf("%s with fewer than %d counted runs in the sample (--min-runs N sets this threshold, the verdicts' too)",
+			assess.Plural(h.Few, "row"), d.Query.Thresholds().MinRuns))
+	}
+	if h.Quiet > 0 {
+		parts = append(parts, assess.Plural(h.Quiet, "row")+" where no counted run shows the symptom")
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Hidden: %s with fewer than %d counted runs in the sample (--min-runs N sets this threshold, the verdicts' too; --format csv or json lists every row).",
-		assess.Plural(hidden, "row"), d.Query.Thresholds().MinRuns)
+	return "Hidden: " + strings.Join(parts, "; ") + ". Every row: --all, or --format csv or json."
+}
+
+// narrowHeaders are the columns of a table that fits a terminal: the
+// symptom, the scope, each side's hits of runs with its rate and
+// interval, p and the verdict.
+func narrowHeaders(scope string) []string {
+	return []string{"SYMPTOM", scopeTitle(scope), "SAMPLE (95% CI)", "BASIS (95% CI)", "P", "VERDICT"}
+}
+
+// narrowCells are v's cells in narrowHeaders' columns; bounded is
+// Selection.Bounded, for the reason of a row without a verdict.
+func narrowCells(v db.SymptomVerdict, bounded bool) []string {
+	verdict := verdictText(v, bounded)
+	if strings.HasPrefix(verdict, assess.ReasonNoBasis) {
+		verdict = assess.ReasonNoBasis // the basis's column says no runs
+	}
+	return []string{v.Symptom, v.Key, hitsRate(v.SampleHits, v.SampleRuns), hitsRate(v.BasisHits, v.BasisRuns), pValue(v.P), verdict}
+}
+
+// hitsRate is hits of runs with the rate and its 95 % Wilson interval in
+// whole percents: "6/14 43% (21-67%)"; "no runs".
+func hitsRate(hits, runs int) string {
+	if runs == 0 {
+		return "no runs"
+	}
+	lo, hi := analyze.Wilson(hits, runs)
+	return fmt.Sprintf("%d/%d %s (%s-%s)", hits, runs, assess.Percent(float64(hits)/float64(runs)),
+		strconv.FormatFloat(100*lo, 'f', 0, 64), strconv.FormatFloat(100*hi, 'f', 0, 64)+"%")
+}
+
+// fitNames shortens the first two columns (the symptom and the scope's
+// name) in the middle until the table fits width: the numbers and the
+// verdict are never cut.
+func fitNames(header []string, body [][]string, width int) {
+	col := func(i int) int {
+		n := utf8.RuneCountInString(header[i])
+		for _, c := range body {
+			n = max(n, utf8.RuneCountInString(c[i]))
+		}
+		return n
+	}
+	total := 2 * (len(header) - 1)
+	for i := range header {
+		total += col(i)
+	}
+	for over := total - width; over > 0; {
+		// Cut the wider of the two names, a rune at a time, to no less
+		// than 12.
+		i := 0
+		if col(1) > col(0) {
+			i = 1
+		}
+		w := col(i)
+		if w <= 12 {
+			return
+		}
+		cut := min(over, w-12)
+		for _, c := range body {
+			if utf8.RuneCountInString(c[i]) > w-cut {
+				c[i] = middle(c[i], w-cut)
+			}
+		}
+		over -= w - col(i)
+	}
 }
 
 // interval is the 95 % Wilson interval of hits in runs as percentages with

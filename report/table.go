@@ -35,6 +35,29 @@ type Options struct {
 	// regressions red, new yellow, improvements green. Set it only when the
 	// output is a terminal.
 	Color bool
+	// Wide shows every column in the table format (dates, the runs left
+	// out, the comparison and the basis's name, rates with one decimal);
+	// without it the table fits Width columns.
+	Wide bool
+	// Width is the columns the table and its notes fit, long names
+	// shortened in the middle (0: DefaultWidth).
+	Width int
+	// All shows every row in the table and Markdown formats: also those
+	// with fewer counted runs than the minimum, and those where no run of
+	// either side shows the symptom.
+	All bool
+}
+
+// DefaultWidth is the columns a table fits when its terminal's width is
+// not known.
+const DefaultWidth = 120
+
+// width is o.Width, or DefaultWidth.
+func (o Options) width() int {
+	if o.Width <= 0 {
+		return DefaultWidth
+	}
+	return o.Width
 }
 
 // Write renders d in format.
@@ -47,7 +70,7 @@ func Write(w io.Writer, d analyze.Table, format string, opts Options) error {
 	case FormatJSON:
 		return WriteJSON(w, d)
 	case FormatMarkdown:
-		return WriteMarkdown(w, d)
+		return WriteMarkdown(w, d, opts)
 	case FormatHTML:
 		return WriteHTML(w, d)
 	}
@@ -113,29 +136,46 @@ func heading(d analyze.Table) string {
 }
 
 // WriteTable renders d as an aligned table for a terminal, regressions
-// first, with a heading and a count of verdicts. Rows with fewer counted
-// sample runs than the analysis's minimum are left out and counted in a
-// footer (shownRows).
+// first, with a heading and a count of verdicts. Rows that say nothing
+// (shownRows) are left out and counted in a footer. Without opts.Wide it
+// has the columns a person decides with, and fits opts.Width.
 func WriteTable(w io.Writer, d analyze.Table, opts Options) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, heading(d))
-	rows, hidden := shownRows(d)
+	width := opts.width()
+	if opts.Wide {
+		width = 1 << 20
+	}
+	note := func(s string) { fmt.Fprintln(bw, wrapPlain(s, width)) }
+	note(heading(d))
+	rows, hidden := shownRows(d, opts.All)
 	if len(rows) == 0 {
-		if hidden > 0 {
-			fmt.Fprintf(bw, "No row has %d or more counted runs in the sample.\n%s\n", d.Query.Thresholds().MinRuns, hiddenRows(d, hidden))
+		if hidden.any() {
+			note("Every row is hidden.")
+			note(hiddenRows(d, hidden))
 		} else {
-			fmt.Fprintln(bw, noVerdicts(d.Query))
+			note(noVerdicts(d.Query))
 		}
 		return bw.Flush()
 	}
 	fmt.Fprintln(bw)
+	header, body := headers(d.Query.Scope()), make([][]string, len(rows))
+	for i, v := range rows {
+		body[i] = lineCells(cells(v, d.Query.Bounded()))
+	}
+	if !opts.Wide {
+		header = narrowHeaders(d.Query.Scope())
+		for i, v := range rows {
+			body[i] = lineCells(narrowCells(v, d.Query.Bounded()))
+		}
+		fitNames(header, body, width)
+	}
 	// Aligned first, coloured after: tabwriter would count the escape
 	// codes as width.
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(headers(d.Query.Scope()), "\t"))
-	for _, v := range rows {
-		fmt.Fprintln(tw, strings.Join(lineCells(cells(v, d.Query.Bounded())), "\t"))
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, c := range body {
+		fmt.Fprintln(tw, strings.Join(c, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -151,11 +191,17 @@ func WriteTable(w io.Writer, d analyze.Table, opts Options) error {
 		}
 		fmt.Fprintln(bw, line)
 	}
-	fmt.Fprintf(bw, "\n%s: %s. %s\n", assess.Plural(len(rows), "row"), counts(rows), countedRows(d))
+	fmt.Fprintln(bw)
+	note(fmt.Sprintf("%s: %s.", assess.Plural(len(rows), "row"), counts(rows)))
+	note(countedRows(d, opts.Wide))
 	if h := hiddenRows(d, hidden); h != "" {
-		fmt.Fprintln(bw, h)
+		note(h)
 	}
-	fmt.Fprintln(bw, "Details of one symptom: prowcrawl report --assess SYMPTOM")
+	if !opts.Wide {
+		note("Every column (dates, runs left out, the basis's name): --wide. Details of one symptom: prowcrawl report --assess SYMPTOM")
+	} else {
+		note("Details of one symptom: prowcrawl report --assess SYMPTOM")
+	}
 	return bw.Flush()
 }
 
@@ -201,10 +247,14 @@ func bounded(q analyze.TableQuery) string {
 }
 
 // countedRows says what the rows count, under the table, and how many
-// runs the page left out of every rate, and why.
-func countedRows(d analyze.Table) string {
-	s := "Counted: " + bounded(d.Query) + " whose upgrade began, not infrastructure failures nor aggregated (LEFT OUT: the finished runs " +
-		"counted apart), in each rule's reach, read by its current version; presubmits only in their own scope."
+// runs the page left out of every rate, and why; leftOut says the rows have
+// a LEFT OUT column, which it explains.
+func countedRows(d analyze.Table, leftOut bool) string {
+	s := "Counted: " + bounded(d.Query) + " whose upgrade began, not infrastructure failures nor aggregated"
+	if leftOut {
+		s += " (LEFT OUT: the finished runs counted apart)"
+	}
+	s += ", in each rule's reach, read by its current version; presubmits only in their own scope."
 	if d.Query.Scope() == db.ScopeJob || d.Query.Scope() == db.ScopePresubmit {
 		s += " Windows: " + d.Window + "."
 	}

@@ -94,9 +94,17 @@ func TestMinRuns(t *testing.T) {
 		{def, 7, "Hidden: 7 rows with fewer than 10 counted runs in the sample"},
 		{five, 0, ""},
 	} {
-		shown, hidden := shownRows(tc.data)
-		if hidden != tc.hidden || len(shown)+hidden != len(tc.data.Rows) {
-			t.Errorf("min %d: %d shown, %d hidden of %d; want %d hidden", tc.data.Query.Thresholds().MinRuns, len(shown), hidden, len(tc.data.Rows), tc.hidden)
+		shown, h := shownRows(tc.data, false)
+		if h.Few != tc.hidden || len(shown)+h.Few+h.Quiet != len(tc.data.Rows) {
+			t.Errorf("min %d: %d shown, %d hidden of %d; want %d hidden", tc.data.Query.Thresholds().MinRuns, len(shown), h.Few, len(tc.data.Rows), tc.hidden)
+		}
+		for _, v := range shown {
+			if v.SampleHits == 0 && v.BasisHits == 0 && v.Verdict == analyze.VerdictNone {
+				t.Errorf("shown: %s %s, which no run shows", v.Symptom, v.Key)
+			}
+		}
+		if all, h := shownRows(tc.data, true); len(all) != len(tc.data.Rows) || h.any() {
+			t.Errorf("--all: %d of %d rows shown, %+v hidden", len(all), len(tc.data.Rows), h)
 		}
 		for _, v := range shown {
 			if v.SampleRuns < tc.data.Query.Thresholds().MinRuns {
@@ -105,10 +113,10 @@ func TestMinRuns(t *testing.T) {
 		}
 		for _, format := range []string{FormatTable, FormatMarkdown} {
 			var b bytes.Buffer
-			if err := Write(&b, tc.data, format, Options{}); err != nil {
+			if err := Write(&b, tc.data, format, Options{Wide: true}); err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Contains(b.String(), "Hidden: "); got != (tc.footer != "") || !strings.Contains(b.String(), tc.footer) {
+			if got := strings.Contains(b.String(), "counted runs in the sample (--min-runs"); got != (tc.footer != "") || !strings.Contains(b.String(), tc.footer) {
 				t.Errorf("%s with min %d: want footer %q:\n%s", format, tc.data.Query.Thresholds().MinRuns, tc.footer, b.String())
 			}
 			if n := strings.Count(b.String(), "4.11->4.12 minor  release"); format == FormatTable && tc.hidden > 0 && n > 0 {
@@ -128,7 +136,7 @@ func TestMinRuns(t *testing.T) {
 	if err := WriteTable(&b, load(t, d, analyze.TableQuery{Selection: analyze.Selection{Options: minRuns(1000)}}), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "No row has 1000 or more counted runs in the sample.\nHidden: ") || strings.Contains(b.String(), "SYMPTOM") {
+	if !strings.Contains(b.String(), "Every row is hidden.\nHidden: 35 rows with fewer than 1000 counted runs") || strings.Contains(b.String(), "SYMPTOM") {
 		t.Errorf("every row hidden:\n%s", b.String())
 	}
 }

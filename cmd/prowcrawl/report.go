@@ -32,6 +32,8 @@ type reportOptions struct {
 	Out     string
 	Assess  string
 	Changes bool
+	Wide    bool
+	All     bool
 	// MinRuns is the analysis's threshold of counted runs for a verdict,
 	// and the table's for showing a row; minRunsSet says it was given.
 	MinRuns    int
@@ -52,6 +54,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&o.Out, "out", o.Out, "write to FILE instead of standard output")
 	fs.StringVar(&o.Assess, "assess", o.Assess, "answer the UpgradeBlocker questions for this symptom id")
 	fs.IntVar(&o.MinRuns, "min-runs", o.MinRuns, "counted runs the sample and the basis each need for a verdict; the table and Markdown hide the rows with fewer in the sample")
+	fs.BoolVar(&o.Wide, "wide", o.Wide, "table: every column (dates, runs left out, the comparison, the basis's name), however wide")
+	fs.BoolVar(&o.All, "all", o.All, "table and markdown: every row, also those with too few runs and those no run shows")
 	fs.BoolVar(&o.Changes, "changes", o.Changes, "list the regressions opened, closed and still open since the previous analysis (or --since T)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: prowcrawl report [--db PATH] [--by edge|job|variant|presubmit] [--format table|csv|json|markdown|html] [--symptom ID] [--job REGEX]... [--since T] [--until T] [--min-runs N] [--out FILE]\n"+
@@ -109,7 +113,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return loadError(err)
 		}
-		return report.Write(w, data, o.Format, report.Options{Color: color})
+		return report.Write(w, data, o.Format, report.Options{Color: color, Wide: o.Wide, All: o.All, Width: termWidth(w)})
 	}
 	if o.Out == "" {
 		return render(stdout, colorful(stdout))
@@ -190,6 +194,17 @@ func loadError(err error) error {
 
 // colorful says whether w is a terminal that wants colour: never a pipe or
 // a file, and not when NO_COLOR is set.
+// termWidth is the columns of the terminal w is, or 0 (report.DefaultWidth)
+// when it is none: a file or a pipe gets the same table on every machine.
+func termWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols >= 60 {
+			return cols
+		}
+	}
+	return 0
+}
+
 func colorful(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(f.Fd()))

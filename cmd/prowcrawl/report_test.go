@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/openshift-eng/prowcrawl/report"
 )
 
 // demoDB crawls the sample bucket as 'make demo' does (logging as JSON, at
@@ -94,11 +97,23 @@ func TestReportCommand(t *testing.T) {
 	if len(lines) < 4 || !strings.HasPrefix(lines[2], "SYMPTOM") {
 		t.Fatalf("no table:\n%s", out)
 	}
-	// SYMPTOM EDGE(2) COMPARISON SAMPLE(2) DATES RUNS HITS RATE (CI) LEFT-OUT BASIS(2) DATES RUNS HITS RATE (CI) LEFT-OUT P VERDICT
-	want := "pod-network-cross-node 4.13->4.14 minor release 4.13->4.14 minor 2026-11-10..2026-11-25 14 6 42.9% (21.4-67.4%) 1 " +
-		"4.12->4.13 minor 2026-10-20..2026-11-26 14 0 0.0% (0.0-21.5%) 0 0.008 regression"
+	// SYMPTOM EDGE(2) SAMPLE HITS/RUNS RATE (CI) BASIS HITS/RUNS RATE (CI) P VERDICT, in 120 columns.
+	want := "pod-network-cross-node 4.13->4.14 minor 6/14 43% (21-67%) 0/14 0% (0-22%) 0.008 regression"
 	if got := strings.Join(strings.Fields(lines[3]), " "); got != want {
 		t.Errorf("first row %q\nwant      %q", got, want)
+	}
+	for _, l := range lines {
+		if n := utf8.RuneCountInString(l); n > report.DefaultWidth {
+			t.Errorf("a line of %d columns: %s", n, l)
+		}
+	}
+	// --wide: every column.
+	// SYMPTOM EDGE(2) COMPARISON SAMPLE(2) DATES RUNS HITS RATE (CI) LEFT-OUT BASIS(2) DATES RUNS HITS RATE (CI) LEFT-OUT P VERDICT
+	wide := strings.Split(runReportCmd(t, "--db", dbPath, "--wide"), "\n")
+	want = "pod-network-cross-node 4.13->4.14 minor release 4.13->4.14 minor 2026-11-10..2026-11-25 14 6 42.9% (21.4-67.4%) 1 " +
+		"4.12->4.13 minor 2026-10-20..2026-11-26 14 0 0.0% (0.0-21.5%) 0 0.008 regression"
+	if got := strings.Join(strings.Fields(wide[3]), " "); got != want {
+		t.Errorf("first row of --wide %q\nwant      %q", got, want)
 	}
 	if strings.Contains(out, "\x1b[") {
 		t.Error("colour written into a pipe")
@@ -252,7 +267,7 @@ func TestReportAssess(t *testing.T) {
 // whose basis never ran says so.
 func TestReportMinRuns(t *testing.T) {
 	dbPath := demoDB(t)
-	out := runReportCmd(t, "--db", dbPath)
+	out := runReportCmd(t, "--db", dbPath, "--wide")
 	if !strings.Contains(out, "\nHidden: 21 rows with fewer than 10 counted runs in the sample (") {
 		t.Errorf("default table: no footer for the 21 rows of 4.14 micro-downgrade, 4.4 micro and 4.3->4.4 minor:\n%s", out)
 	}
@@ -270,7 +285,7 @@ func TestReportMinRuns(t *testing.T) {
 	if !found || strings.Contains(out, "not enough runs") {
 		t.Errorf("want the row %q and no \"not enough runs\" (every basis shown has runs or never ran):\n%s", want, out)
 	}
-	if out := runReportCmd(t, "--db", dbPath, "--min-runs", "1"); strings.Contains(out, "Hidden:") {
+	if out := runReportCmd(t, "--db", dbPath, "--min-runs", "1"); strings.Contains(out, "counted runs in the sample (") {
 		t.Errorf("--min-runs 1 hides rows:\n%s", out)
 	}
 

@@ -102,9 +102,9 @@ func TestReportSinceCounts(t *testing.T) {
 		t.Fatal("the demo has no 4.13->4.14 minor run before the date: the test would prove nothing")
 	}
 	for _, by := range []string{"edge", "variant"} {
-		// --min-runs 1: the table and Markdown show every row with a run,
-		// to be read beside the JSON's rows.
-		args := []string{"--db", dbPath, "--since", since, "--by", by, "--min-runs", "1"}
+		// --all: the table (every column) and Markdown show every row, to
+		// be read beside the JSON's rows.
+		args := []string{"--db", dbPath, "--since", since, "--by", by, "--min-runs", "1", "--all"}
 		var rows []map[string]any
 		if err := json.Unmarshal([]byte(runReportCmd(t, append(args, "--format", "json")...)), &rows); err != nil {
 			t.Fatal(err)
@@ -112,7 +112,7 @@ func TestReportSinceCounts(t *testing.T) {
 		if len(rows) == 0 {
 			t.Fatalf("no rows by %s", by)
 		}
-		table := runReportCmd(t, args...)
+		table := runReportCmd(t, append(args, "--wide")...)
 		md := runReportCmd(t, append(args, "--format", "markdown")...)
 		page := filepath.Join(t.TempDir(), "report.html")
 		runReportCmd(t, append(args, "--format", "html", "--out", page)...)
