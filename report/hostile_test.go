@@ -229,7 +229,7 @@ func TestHostileReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := WriteStatus(&b, s); err != nil {
+		if err := WriteStatus(&b, s, Options{Wide: true}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
@@ -173,42 +172,6 @@ func hitsRate(hits, runs int) string {
 	lo, hi := analyze.Wilson(hits, runs)
 	return fmt.Sprintf("%d/%d %s (%s-%s)", hits, runs, assess.Percent(float64(hits)/float64(runs)),
 		strconv.FormatFloat(100*lo, 'f', 0, 64), strconv.FormatFloat(100*hi, 'f', 0, 64)+"%")
-}
-
-// fitNames shortens the first two columns (the symptom and the scope's
-// name) in the middle until the table fits width: the numbers and the
-// verdict are never cut.
-func fitNames(header []string, body [][]string, width int) {
-	col := func(i int) int {
-		n := utf8.RuneCountInString(header[i])
-		for _, c := range body {
-			n = max(n, utf8.RuneCountInString(c[i]))
-		}
-		return n
-	}
-	total := 2 * (len(header) - 1)
-	for i := range header {
-		total += col(i)
-	}
-	for over := total - width; over > 0; {
-		// Cut the wider of the two names, a rune at a time, to no less
-		// than 12.
-		i := 0
-		if col(1) > col(0) {
-			i = 1
-		}
-		w := col(i)
-		if w <= 12 {
-			return
-		}
-		cut := min(over, w-12)
-		for _, c := range body {
-			if utf8.RuneCountInString(c[i]) > w-cut {
-				c[i] = middle(c[i], w-cut)
-			}
-		}
-		over -= w - col(i)
-	}
 }
 
 // interval is the 95 % Wilson interval of hits in runs as percentages with

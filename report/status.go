@@ -1,12 +1,15 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/analyze"
@@ -14,60 +17,94 @@ import (
 	"github.com/openshift-eng/prowcrawl/internal/safe"
 )
 
-// WriteStatus writes s as aligned tables. Every name, state and message
-// from the bucket is one safe cell (safe.Line): a tab, a newline or an
-// escape sequence in a job name neither forges a row nor reaches the
-// terminal.
-func WriteStatus(w io.Writer, s analyze.Status) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// WriteStatus writes s as aligned tables that fit opts.Width (long names
+// shortened in the middle, each run's link on a line of its own), or with
+// opts.Wide every name whole. Every name, state and message from the
+// bucket is one safe cell (safe.Line): a tab, a newline or an escape
+// sequence in a job name neither forges a row nor reaches the terminal.
+func WriteStatus(w io.Writer, s analyze.Status, opts Options) error {
+	width := opts.width()
+	if opts.Wide {
+		width = 0
+	}
 	unread := 0
 	for _, j := range s.Jobs {
 		unread += j.Unread
 	}
-	head := "JOB\tEDGE\tPLATFORM\tRUNS\tSUCCESS\tFAILURE\tABORTED\tERROR\tPENDING\tFLAKES\tNEWEST RUN"
+	head := []string{"JOB", "EDGE", "PLATFORM", "RUNS", "SUCCESS", "FAILURE", "ABORTED", "ERROR", "PENDING", "FLAKES", "NEWEST RUN"}
+	if width > 0 {
+		head = []string{"JOB", "EDGE", "PLATFORM", "RUNS", "OK", "FAIL", "ABORT", "ERR", "PEND", "FLAKES", "NEWEST"}
+	}
 	if unread > 0 { // a run that could not be read has no result: neither pending nor any other
-		head = strings.Replace(head, "PENDING", "PENDING\tUNREAD", 1)
+		head = slices.Insert(head, 9, "UNREAD")
 	}
-	fmt.Fprintln(tw, head)
+	short := func(job string) string { return job }
+	if width > 0 {
+		short = func(job string) string { return strings.TrimPrefix(job, periodicPrefix) }
+	}
+	var body [][]string
 	for _, j := range s.Jobs {
-		counts := fmt.Sprintf("%d\t%d\t%d\t%d\t%d\t%d", j.Runs, j.Success, j.Failure, j.Aborted, j.Error, j.Pending)
+		row := []string{short(j.Job), jobEdge(j), dashed(j.Platform + " " + j.Network), strconv.Itoa(j.Runs), strconv.Itoa(j.Success), strconv.Itoa(j.Failure),
+			strconv.Itoa(j.Aborted), strconv.Itoa(j.Error), strconv.Itoa(j.Pending)}
 		if unread > 0 {
-			counts += fmt.Sprintf("\t%d", j.Unread)
+			row = append(row, strconv.Itoa(j.Unread))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", safe.Line(j.Job), safe.Line(jobEdge(j)), safe.Line(dashed(j.Platform+" "+j.Network)),
-			counts, j.Flakes, dateOrDash(j.Newest, time.DateOnly))
+		body = append(body, append(row, strconv.Itoa(j.Flakes), dateOrDash(j.Newest, time.DateOnly)))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeFitted(w, head, body, width, 0); err != nil {
 		return err
 	}
+	note := func(text string) { fmt.Fprintln(w, wrapPlain(text, cmp.Or(width, 1<<20))) }
 	if len(s.Jobs) > 0 {
-		fmt.Fprintf(w, "\n%s\n%s\n", overallLine(s.Tally.Overall), prowcrawl.LeftOut(s.Tally.Populations))
+		fmt.Fprintln(w)
+		if width > 0 {
+			note("Jobs are named without " + periodicPrefix + "; whole names and columns: --wide.")
+		}
+		note(overallLine(s.Tally.Overall))
+		note(prowcrawl.LeftOut(s.Tally.Populations))
 	}
 	if len(s.Symptoms) > 0 {
 		fmt.Fprintln(w, "\nSymptoms (counted runs showing each, of which did not succeed):")
-		fmt.Fprintln(w, prowcrawl.CountedLine)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "JOB\tSYMPTOM\tRUNS\tFAILED")
+		note(prowcrawl.CountedLine)
+		body = body[:0]
 		for _, c := range s.Symptoms {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", safe.Line(c.Job), safe.Line(c.Symptom), c.Runs, c.Failed)
+			body = append(body, []string{short(c.Job), c.Symptom, strconv.Itoa(c.Runs), strconv.Itoa(c.Failed)})
 		}
-		if err := tw.Flush(); err != nil {
+		if err := writeFitted(w, []string{"JOB", "SYMPTOM", "RUNS", "FAILED"}, body, width, 0); err != nil {
 			return err
 		}
 	}
 	if s.RunsAsked > 0 {
 		fmt.Fprintf(w, "\nRuns with symptoms (newest %d):\n", s.RunsAsked)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		// The Prow link names the job and the build.
-		fmt.Fprintln(tw, "STARTED\tRESULT\tSYMPTOMS\tRUN")
+		// The Prow link names the job and the build: last on the row, or
+		// on a line of its own under it, where the row would not fit.
+		var buf bytes.Buffer
+		body = body[:0]
 		for _, r := range s.Runs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", dateOrDash(r.StartedAt, "2006-01-02 15:04"), safe.Line(string(r.Result)), safe.Line(strings.Join(r.Symptoms, ", ")), safe.Line(r.URL))
+			body = append(body, []string{dateOrDash(r.StartedAt, "2006-01-02 15:04"), string(r.Result), strings.Join(r.Symptoms, ", "), r.URL})
 		}
-		if err := tw.Flush(); err != nil {
+		if err := writeFitted(&buf, []string{"STARTED", "RESULT", "SYMPTOMS", "RUN"}, body, 0); err != nil {
 			return err
 		}
+		if width == 0 || maxLine(buf.String()) <= width {
+			io.Copy(w, &buf)
+		} else {
+			for i := range body {
+				body[i] = body[i][:3]
+			}
+			buf.Reset()
+			if err := writeFitted(&buf, []string{"STARTED", "RESULT", "SYMPTOMS"}, body, width, 2); err != nil {
+				return err
+			}
+			for i, line := range strings.SplitAfter(buf.String(), "\n") {
+				fmt.Fprint(w, line)
+				if i > 0 && i <= len(s.Runs) {
+					fmt.Fprintf(w, "  %s\n", safe.Line(s.Runs[i-1].URL))
+				}
+			}
+		}
 	}
-	if err := writeProblems(w, s); err != nil {
+	if err := writeProblems(w, s, width); err != nil {
 		return err
 	}
 	if c := s.LastCrawl; c != nil {
@@ -77,6 +114,20 @@ func WriteStatus(w io.Writer, s analyze.Status) error {
 		}
 	}
 	return nil
+}
+
+// periodicPrefix begins the name of every periodic job of
+// openshift/release's master branch: the tables that fit a terminal leave
+// it out.
+const periodicPrefix = "periodic-ci-openshift-release-master-"
+
+// maxLine is the width in runes of the longest line of s.
+func maxLine(s string) int {
+	n := 0
+	for line := range strings.Lines(s) {
+		n = max(n, utf8.RuneCountInString(strings.TrimRight(line, "\n")))
+	}
+	return n
 }
 
 // overallLine counts the runs by Sippy's overall result, in Sippy's order,
@@ -137,7 +188,7 @@ func dashed(s string) string {
 
 // writeProblems lists the runs not read whole or read with problems, and
 // how to read again the runs given up on.
-func writeProblems(w io.Writer, s analyze.Status) error {
+func writeProblems(w io.Writer, s analyze.Status, width int) error {
 	p := s.Problems
 	total := p.Unreadable + p.GivenUp + p.Malformed
 	if total == 0 {
@@ -145,8 +196,7 @@ func writeProblems(w io.Writer, s analyze.Status) error {
 	}
 	fmt.Fprintf(w, "\nRuns with problems: %d not read whole (read again by the next crawl), %d given up, %d read with parse problems:\n",
 		p.Unreadable, p.GivenUp, p.Malformed)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STARTED\tJOB\tBUILD\tSTATE\tPROBLEM")
+	var body [][]string
 	for _, r := range s.ProblemRuns {
 		state := r.FetchStatus
 		switch {
@@ -164,9 +214,9 @@ func writeProblems(w io.Writer, s analyze.Status) error {
 		if r.Errors > 1 {
 			problem = fmt.Sprintf("%s (and %d more)", problem, r.Errors-1)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", dateOrDash(r.StartedAt, "2006-01-02 15:04"), safe.Line(r.Job), r.BuildID, safe.Line(state), oneLine(problem, 160))
+		body = append(body, []string{dateOrDash(r.StartedAt, "2006-01-02 15:04"), r.Job, strconv.FormatInt(r.BuildID, 10), state, oneLine(problem, 160)})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeFitted(w, []string{"STARTED", "JOB", "BUILD", "STATE", "PROBLEM"}, body, width, 1, 4); err != nil {
 		return err
 	}
 	if rest := total - len(s.ProblemRuns); rest > 0 {

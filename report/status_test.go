@@ -24,7 +24,7 @@ func TestStatusUnreadRuns(t *testing.T) {
 			FetchStatus: "error", FetchError: "started.json: backend error", FetchAttempts: 1}},
 	}
 	var b bytes.Buffer
-	if err := WriteStatus(&b, s); err != nil {
+	if err := WriteStatus(&b, s, Options{Wide: true}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -167,7 +167,7 @@ func WriteTable(w io.Writer, d analyze.Table, opts Options) error {
 		for i, v := range rows {
 			body[i] = lineCells(narrowCells(v, d.Query.Bounded()))
 		}
-		fitNames(header, body, width)
+		fitColumns(header, body, width, 0, 1)
 	}
 	// Aligned first, coloured after: tabwriter would count the escape
 	// codes as width.

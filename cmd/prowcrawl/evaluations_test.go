@@ -73,7 +73,7 @@ func TestRuleAddedAfterCrawl(t *testing.T) {
 // show it, and status says what it counted.
 func TestStatusCountsAsTheView(t *testing.T) {
 	dbPath := demoDB(t)
-	out := runOK(t, "status", "--db", dbPath)
+	out := runOK(t, "status", "--db", dbPath, "--wide")
 	if !strings.Contains(out, prowcrawl.CountedLine) {
 		t.Errorf("status does not say what it counted:\n%s", out)
 	}

@@ -109,7 +109,7 @@ func TestHostileBucket(t *testing.T) {
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	runOK(t, "crawl", "--bucket", "gs://"+bucket, "--db", dbPath, "--cache", cacheDir, "--since", "2019-01-01")
 	for _, args := range [][]string{
-		{"status", "--db", dbPath, "--runs", "10", "--cache", cacheDir},
+		{"status", "--db", dbPath, "--runs", "10", "--cache", cacheDir, "--wide"},
 		{"report", "--db", dbPath, "--by", "job", "--min-runs", "1"},
 		{"report", "--db", dbPath, "--by", "job", "--min-runs", "1", "--format", "markdown"},
 		{"report", "--db", dbPath, "--by", "job", "--min-runs", "1", "--format", "csv"},

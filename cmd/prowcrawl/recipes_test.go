@@ -402,7 +402,7 @@ func TestRecipesCountAsTheReport(t *testing.T) {
 		},
 		"runs-per-job": func(t *testing.T, rs []map[string]string) {
 			// status: JOB EDGE PLATFORM RUNS SUCCESS FAILURE ABORTED ERROR PENDING FLAKES NEWEST RUN
-			out := runOK(t, "status", "--db", dbPath)
+			out := runOK(t, "status", "--db", dbPath, "--wide")
 			want := map[string]string{}
 			results := []string{"success", "failure", "aborted", "error", "pending"}
 			sc := bufio.NewScanner(strings.NewReader(out))

@@ -13,15 +13,16 @@ import (
 
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dbPath := "prowcrawl.db"
-	runs := 0
+	runs, wide := 0, false
 	fs := pflag.NewFlagSet("status", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&dbPath, "db", dbPath, "SQLite database file")
 	fs.IntVar(&runs, "runs", runs, "also list the newest N runs that show symptoms")
+	fs.BoolVar(&wide, "wide", wide, "every name whole, however wide (by default the tables fit 120 columns, or the terminal's)")
 	var co cacheOptions
 	co.addFlags(fs, false)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl status [--db PATH] [--runs N] [--cache DIR]\n\nShows the runs stored per job, the symptoms they show, the last crawl, and the artifact cache.\n\n")
+		fmt.Fprint(stderr, "Usage: prowcrawl status [--db PATH] [--runs N] [--wide] [--cache DIR]\n\nShows the runs stored per job, the symptoms they show, the last crawl, and the artifact cache.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, false); err != nil {
@@ -37,7 +38,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	s.DB = dbPath
-	if err := report.WriteStatus(stdout, s); err != nil {
+	if err := report.WriteStatus(stdout, s, report.Options{Wide: wide, Width: termWidth(stdout)}); err != nil {
 		return err
 	}
 	// The artifact cache, when there is one: its size and span.
