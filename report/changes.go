@@ -2,10 +2,11 @@ package report
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
@@ -99,12 +100,13 @@ func changeRows(c db.Changes, onsets map[string]analyze.Change, now time.Time) [
 // enough for a chat message or a bug comment, or JSON. now dates the age of
 // the regressions still open.
 func WriteChanges(w io.Writer, c db.Changes, format string, now time.Time) error {
-	return WriteChangesOnsets(w, c, nil, format, now)
+	return WriteChangesOnsets(w, c, nil, format, now, Options{})
 }
 
 // WriteChangesOnsets is WriteChanges with the onsets of the regressions
-// opened and reopened (analyze.RegressionOnsets), said under each.
-func WriteChangesOnsets(w io.Writer, c db.Changes, onsets map[string]analyze.Change, format string, now time.Time) error {
+// opened and reopened (analyze.RegressionOnsets), said under each; the
+// table fits opts.Width, or has every column with opts.Wide.
+func WriteChangesOnsets(w io.Writer, c db.Changes, onsets map[string]analyze.Change, format string, now time.Time, opts Options) error {
 	rows := changeRows(c, onsets, now)
 	switch format {
 	case FormatJSON:
@@ -119,7 +121,7 @@ func WriteChangesOnsets(w io.Writer, c db.Changes, onsets map[string]analyze.Cha
 	case FormatMarkdown:
 		return writeChangesMarkdown(w, c, rows)
 	case FormatTable, "":
-		return writeChangesTable(w, c, rows)
+		return writeChangesTable(w, c, rows, opts)
 	}
 	return fmt.Errorf("report --changes has no format %q (want %s)", format, strings.Join(ChangesFormats, ", "))
 }
@@ -158,35 +160,56 @@ func changeNumbers(r ChangeRow) string {
 	return fmt.Sprintf("%s against %s on %s, %s", rateOf(r.SampleHits, r.SampleRuns), rateOf(r.BasisHits, r.BasisRuns), r.Basis, p)
 }
 
-func writeChangesTable(w io.Writer, c db.Changes, rows []ChangeRow) error {
+// writeChangesTable writes rows as a table: without opts.Wide the
+// columns that fit opts.Width, each first run's link on a line of its own
+// and the onsets' sentences wrapped.
+func writeChangesTable(w io.Writer, c db.Changes, rows []ChangeRow, opts Options) error {
 	bw := bufio.NewWriter(w)
+	width := opts.width()
+	if opts.Wide {
+		width = 0
+	}
 	fmt.Fprintln(bw, changesHeading(c))
 	if len(c.Analyses) == 0 {
 		return bw.Flush()
 	}
 	fmt.Fprintln(bw)
-	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	if len(rows) > 0 {
-		fmt.Fprintln(tw, "CHANGE\tSYMPTOM\tSCOPE\tKEY\tSAMPLE\tAGAINST\tP\tOPEN FOR\tFIRST RUN")
+	header := []string{"CHANGE", "SYMPTOM", "SCOPE", "KEY", "SAMPLE", "AGAINST", "P", "OPEN FOR", "FIRST RUN"}
+	if width > 0 {
+		header = header[:len(header)-1]
 	}
+	var body [][]string
 	for _, r := range rows {
 		p := "-"
 		if r.PValue != nil {
 			p = pValue(*r.PValue)
 		}
-		change := strings.ReplaceAll(r.Change, "_", " ")
-		fmt.Fprintln(tw, strings.Join(lineCells([]string{change, r.SymptomID, r.Scope, r.ScopeKey, rateOf(r.SampleHits, r.SampleRuns),
-			r.Basis + " " + rateOf(r.BasisHits, r.BasisRuns), p, assess.Days(r.AgeDays), dashIfEmpty(r.FirstRunURL)}), "\t"))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		against := r.Basis + " " + rateOf(r.BasisHits, r.BasisRuns)
+		if width > 0 {
+			against = rateOf(r.BasisHits, r.BasisRuns)
+		}
+		row := []string{strings.ReplaceAll(r.Change, "_", " "), r.SymptomID, r.Scope, r.ScopeKey, rateOf(r.SampleHits, r.SampleRuns), against, p, assess.Days(r.AgeDays)}
+		if width == 0 {
+			row = append(row, dashIfEmpty(r.FirstRunURL))
+		}
+		body = append(body, row)
 	}
 	if len(rows) > 0 {
+		var buf bytes.Buffer
+		if err := writeFitted(&buf, header, body, width, 1, 3); err != nil {
+			return err
+		}
+		for i, line := range strings.SplitAfter(buf.String(), "\n") {
+			bw.WriteString(line)
+			if width > 0 && i > 0 && i <= len(rows) && rows[i-1].FirstRunURL != "" {
+				fmt.Fprintf(bw, "  first run: %s\n", safe.Line(rows[i-1].FirstRunURL))
+			}
+		}
 		fmt.Fprintln(bw)
 	}
 	for _, r := range rows {
 		if r.Onset != nil {
-			fmt.Fprintf(bw, "Onset of %s on %s: %s\n", safe.Line(r.SymptomID), safe.Line(r.ScopeKey), safe.Line(r.Onset.Text))
+			fmt.Fprintln(bw, wrapPlain(fmt.Sprintf("Onset of %s on %s: %s", safe.Line(r.SymptomID), safe.Line(r.ScopeKey), safe.Line(r.Onset.Text)), cmp.Or(width, 1<<20)))
 		}
 	}
 	fmt.Fprintln(bw, countsLine(c))

@@ -33,7 +33,7 @@ func TestChanges(t *testing.T) {
 	}
 	table := render(FormatTable)
 	for _, want := range []string{"Regressions changed by the newest analysis (2026-11-30 12:00 UTC, runs up to 2026-11-30)",
-		"opened  pod-network-cross-node", "4.13->4.14 minor", "29% (7/24)", "4.12->4.13 minor 0% (0/24)", "2 opened, 0 reopened, 0 closed, 0 still open."} {
+		"opened  pod-network-cross-node", "4.13->4.14 minor", "29% (7/24)", "0% (0/24)", "  first run: https://prow.ci.openshift.org/view/gs/", "2 opened, 0 reopened, 0 closed, 0 still open."} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
@@ -90,7 +90,7 @@ func TestChangesWithOnsets(t *testing.T) {
 		t.Fatalf("%d onsets of %d regressions opened", len(onsets), len(c.Opened))
 	}
 	var b bytes.Buffer
-	if err := WriteChangesOnsets(&b, c, onsets, FormatJSON, fixtureNow); err != nil {
+	if err := WriteChangesOnsets(&b, c, onsets, FormatJSON, fixtureNow, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -122,7 +122,7 @@ func TestChangesWithOnsets(t *testing.T) {
 	}
 	for _, format := range []string{FormatTable, FormatMarkdown} {
 		b.Reset()
-		if err := WriteChangesOnsets(&b, c, onsets, format, fixtureNow); err != nil {
+		if err := WriteChangesOnsets(&b, c, onsets, format, fixtureNow, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), "4.14.0-0.nightly-2026-11-11-105549") || !strings.Contains(b.String(), "changelog?from=4.14.0-0.nightly-2026-11-09-010101") {

@@ -340,7 +340,7 @@ func TestHostileSearchClassify(t *testing.T) {
 		Matches:   3, Lines: []search.Line{{File: p + "/artifacts/" + hostile + ".log", Line: 7, Text: "error: " + hostile}},
 	}}, Groups: []search.Group{{Job: hostileJob, Edge: "4.13->4.14 minor" + hostile, Runs: 1, Hits: 1, Failed: 1, FailedHits: 1, P: 1}}}
 	var b bytes.Buffer
-	if err := WriteSearch(&b, r, "table"); err != nil {
+	if err := WriteSearch(&b, r, "table", Options{Wide: true}); err != nil {
 		t.Fatal(err)
 	}
 	checkLines(t, b.String())
@@ -388,7 +388,7 @@ func TestHostileSuggest(t *testing.T) {
 	}
 	for _, format := range []string{FormatTable, FormatYAML} {
 		var b bytes.Buffer
-		if err := WriteSuggestions(&b, res, format); err != nil {
+		if err := WriteSuggestions(&b, res, format, Options{Wide: true}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()

@@ -1,12 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/assess"
@@ -96,8 +98,15 @@ func ratio(n, of int) *float64 {
 // SearchOutput. In the table a matched line, an object's and a job's name
 // are each one safe line (safe.Line): a log line's escape sequence (one
 // that sets the clipboard, the title, or clears the screen) is shown, not
-// acted on, and its newline forges no line of the output.
-func WriteSearch(w io.Writer, r search.Result, format string) error {
+// acted on, and its newline forges no line of the output. The table fits
+// opts.Width (a matched line under its file, broken where it would not
+// fit, the job names of the shares shortened), or with opts.Wide has each
+// match on one line.
+func WriteSearch(w io.Writer, r search.Result, format string, opts Options) error {
+	width := opts.width()
+	if opts.Wide {
+		width = 0
+	}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -111,7 +120,16 @@ func WriteSearch(w io.Writer, r search.Result, format string) error {
 	for _, run := range r.Runs {
 		fmt.Fprintf(bw, "%s %s %s\n", run.StartedAt.Format("2006-01-02 15:04"), safe.Line(string(run.Result)), safe.Line(run.URL))
 		for _, l := range run.Lines {
-			fmt.Fprintf(bw, "  %s:%d: %s\n", safe.Line(strings.TrimPrefix(l.File, run.Path+"/")), l.Line, safe.Line(l.Text))
+			at := fmt.Sprintf("  %s:%d:", safe.Line(strings.TrimPrefix(l.File, run.Path+"/")), l.Line)
+			text := safe.Line(l.Text)
+			if width == 0 || utf8.RuneCountInString(at)+1+utf8.RuneCountInString(text) <= width {
+				fmt.Fprintf(bw, "%s %s\n", at, text)
+				continue
+			}
+			fmt.Fprintln(bw, middle(at, width))
+			for _, part := range breakRunes(text, width-4) {
+				fmt.Fprintf(bw, "    %s\n", part)
+			}
 		}
 		if more := run.Matches - len(run.Lines); more > 0 {
 			fmt.Fprintf(bw, "  ... %d more matching lines\n", more)
@@ -135,24 +153,46 @@ func WriteSearch(w io.Writer, r search.Result, format string) error {
 	if hits == 0 {
 		return nil // no counted run matches: no table of zeros to read
 	}
-	fmt.Fprintln(w, "\nFinished runs that match, per job and edge (P: matching runs fail more often, one-sided Fisher exact test):")
+	note := func(text string) { fmt.Fprintln(w, wrapPlain(text, cmp.Or(width, 1<<20))) }
+	fmt.Fprintln(w)
+	note("Finished runs that match, per job and edge (P: matching runs fail more often, one-sided Fisher exact test):")
 	leftOut, infra := 0, 0
 	for _, g := range r.Groups {
 		leftOut += g.LeftOut
 		infra += g.Infra
 	}
-	fmt.Fprintf(w, "Counted: the finished runs searched whose upgrade began, not infrastructure failures nor aggregated (%d left out: %s); "+
-		"a pattern is no rule, so every such run counts.\n", leftOut, prowcrawl.LeftOutWhy(leftOut, infra))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tEDGE\tRUNS\tMATCH\tFAILED\tMATCH\tPASSED\tMATCH\tP")
+	note(fmt.Sprintf("Counted: the finished runs searched whose upgrade began, not infrastructure failures nor aggregated (%d left out: %s); "+
+		"a pattern is no rule, so every such run counts.", leftOut, prowcrawl.LeftOutWhy(leftOut, infra)))
+	var body [][]string
 	for _, g := range r.Groups {
 		if g.Hits == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%d\t%s\t%s\n", safe.Line(g.Job), safe.Line(dashed(g.Edge)), g.Runs, countPct(g.Hits, g.Runs),
-			g.Failed, countPct(g.FailedHits, g.Failed), g.Passed, countPct(g.PassedHits, g.Passed), pValue(g.P))
+		job := g.Job
+		if width > 0 {
+			job = strings.TrimPrefix(job, periodicPrefix)
+		}
+		body = append(body, []string{job, dashed(g.Edge), strconv.Itoa(g.Runs), countPct(g.Hits, g.Runs),
+			strconv.Itoa(g.Failed), countPct(g.FailedHits, g.Failed), strconv.Itoa(g.Passed), countPct(g.PassedHits, g.Passed), pValue(g.P)})
 	}
-	return tw.Flush()
+	if err := writeFitted(w, []string{"JOB", "EDGE", "RUNS", "MATCH", "FAILED", "MATCH", "PASSED", "MATCH", "P"}, body, width, 0); err != nil {
+		return err
+	}
+	if width > 0 {
+		fmt.Fprintln(w, wrapPlain("Jobs are named without "+periodicPrefix+"; whole names, and each match on one line: --wide.", width))
+	}
+	return nil
+}
+
+// breakRunes cuts s into pieces of at most n runes, the last shorter.
+func breakRunes(s string, n int) []string {
+	r := []rune(s)
+	var parts []string
+	for n > 0 && len(r) > n {
+		parts = append(parts, string(r[:n]))
+		r = r[n:]
+	}
+	return append(parts, string(r))
 }
 
 func countPct(n, of int) string {

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl/internal/safe"
@@ -32,8 +34,10 @@ type proposalJSON struct {
 // file (yaml), or a JSON list of proposals. A proposal quotes log text
 // (its pattern, its title, an example): in the table each such text is one
 // safe line (safe.Line), and every line of the rules file is one too
-// (ruleLines).
-func WriteSuggestions(w io.Writer, res suggest.Result, format string) error {
+// (ruleLines). The table fits opts.Width (titles and ids shortened in
+// the middle, the details broken into lines), or with opts.Wide keeps each
+// on one line.
+func WriteSuggestions(w io.Writer, res suggest.Result, format string, opts Options) error {
 	switch format {
 	case FormatYAML:
 		_, err := io.WriteString(w, ruleLines(string(suggest.RulesFile(res.Proposals))))
@@ -45,23 +49,28 @@ func WriteSuggestions(w io.Writer, res suggest.Result, format string) error {
 		}
 		return writeIndentedJSON(w, out)
 	case FormatTable, "":
-		return suggestTable(w, res)
+		width := opts.width()
+		if opts.Wide {
+			width = 0
+		}
+		return suggestTable(w, res, width)
 	}
 	return fmt.Errorf("unknown format %q", format)
 }
 
-func suggestTable(w io.Writer, res suggest.Result) error {
+func suggestTable(w io.Writer, res suggest.Result, width int) error {
 	c := res.Counts
-	fmt.Fprintf(w, "Proposed symptoms: what failed runs share that no rule explains, strongest first.\n")
-	fmt.Fprintf(w, "%d finished runs: %d failed (%d explained by no symptom), %d passed; %d failure texts, %d distinct once normalised, %d clusters.\n",
-		c.FailedTotal+c.PassedTotal, c.FailedTotal, c.UnexplTotal, c.PassedTotal, res.Stats.Texts, res.Stats.Templates, res.Clusters)
-	fmt.Fprintf(w, "Counted: every finished run stored, presubmits, infrastructure failures and runs whose upgrade never began included: a proposal reads all failure texts, unlike a rate.\n\n")
+	note := func(text string) { fmt.Fprintln(w, wrapPlain(text, cmp.Or(width, 1<<20))) }
+	note("Proposed symptoms: what failed runs share that no rule explains, strongest first.")
+	note(fmt.Sprintf("%d finished runs: %d failed (%d explained by no symptom), %d passed; %d failure texts, %d distinct once normalised, %d clusters.",
+		c.FailedTotal+c.PassedTotal, c.FailedTotal, c.UnexplTotal, c.PassedTotal, res.Stats.Texts, res.Stats.Templates, res.Clusters))
+	note("Counted: every finished run stored, presubmits, infrastructure failures and runs whose upgrade never began included: a proposal reads all failure texts, unlike a rate.")
+	fmt.Fprintln(w)
 	if len(res.Proposals) == 0 {
 		_, err := fmt.Fprintln(w, "Nothing to propose: no failure that no rule explains recurs in enough failed runs while rare in passed ones.")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tID\tFAILED\tUNEXPLAINED\tPASSED\tP\tEDGE\tTITLE")
+	var body [][]string
 	for i, p := range res.Proposals {
 		edge := p.Edge
 		if edge == "" {
@@ -71,25 +80,65 @@ func suggestTable(w io.Writer, res suggest.Result) error {
 		if p.Generic {
 			title = "(generic) " + title
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d %s\t%d/%d\t%d/%d %s\t%.2g\t%s\t%s\n", i+1, safe.Line(p.ID),
-			p.Failed, p.FailedTotal, pct(p.FailedRate()), p.Unexplained, p.UnexplTotal,
-			p.Passed, p.PassedTotal, pct(p.PassedRate()), p.P, safe.Line(edge), safe.Line(title))
+		body = append(body, []string{strconv.Itoa(i + 1), p.ID, fmt.Sprintf("%d/%d %s", p.Failed, p.FailedTotal, pct(p.FailedRate())),
+			fmt.Sprintf("%d/%d", p.Unexplained, p.UnexplTotal), fmt.Sprintf("%d/%d %s", p.Passed, p.PassedTotal, pct(p.PassedRate())),
+			fmt.Sprintf("%.2g", p.P), edge, title})
 	}
-	if err := tw.Flush(); err != nil {
+	header := []string{"#", "ID", "FAILED", "UNEXPLAINED", "PASSED", "P", "EDGE", "TITLE"}
+	cut := []int{7, 1}
+	if width > 0 {
+		// Each proposal's id is under the table, by its number: the title
+		// is what to read first.
+		header = slices.Delete(header, 1, 2)
+		for i := range body {
+			body[i] = slices.Delete(body[i], 1, 2)
+		}
+		cut = []int{6}
+	}
+	if err := writeFitted(w, header, body, width, cut...); err != nil {
 		return err
 	}
+	// detail is one labelled line of a proposal, broken where it would
+	// not fit.
+	detail := func(label, text string) {
+		const indent = "            "
+		if width == 0 {
+			fmt.Fprintf(w, "   %-9s%s\n", label, text)
+			return
+		}
+		for i, part := range breakRunes(text, width-len(indent)) {
+			if i == 0 {
+				fmt.Fprintf(w, "   %-9s%s\n", label, part)
+			} else {
+				fmt.Fprintf(w, "%s%s\n", indent, part)
+			}
+		}
+	}
 	for i, p := range res.Proposals {
-		fmt.Fprintf(w, "\n%d. %s (%s)\n   matches: %s\n   files:   %s\n", i+1, safe.Line(p.ID), safe.Line(string(p.Kind)),
-			safe.Line(p.Pattern), safe.Line(strings.Join(p.Files, " ")))
+		fmt.Fprintf(w, "\n%d. %s (%s)\n", i+1, safe.Line(p.ID), safe.Line(string(p.Kind)))
+		detail("matches:", safe.Line(p.Pattern))
+		detail("files:", safe.Line(strings.Join(p.Files, " ")))
 		var names []string
 		for _, r := range p.Runs[:min(len(p.Runs), suggestRunsShown)] {
-			names = append(names, fmt.Sprintf("%s/%d", safe.Line(r.Job), r.BuildID))
+			job := r.Job
+			if width > 0 {
+				job = strings.TrimPrefix(job, periodicPrefix)
+			}
+			names = append(names, fmt.Sprintf("%s/%d", safe.Line(job), r.BuildID))
 		}
 		more := ""
 		if len(p.Runs) > suggestRunsShown {
 			more = fmt.Sprintf(" and %d more", len(p.Runs)-suggestRunsShown)
 		}
-		fmt.Fprintf(w, "   runs:    %s%s\n", strings.Join(names, ", "), more)
+		if width == 0 {
+			detail("runs:", strings.Join(names, ", ")+more)
+		} else {
+			fmt.Fprintln(w, wrap(strings.Join(names, ", ")+more, "   runs:    ", "            ", width))
+		}
+	}
+	if width > 0 {
+		fmt.Fprintln(w)
+		note("Jobs are named without " + periodicPrefix + "; whole names and each detail on one line: --wide.")
 	}
 	_, err := fmt.Fprint(w, "\nAs a rules file: prowcrawl suggest --format yaml > proposed.yaml; then prowcrawl rules --check proposed.yaml\nand prowcrawl reclassify --rules proposed.yaml (or backfill --refetch --rules proposed.yaml).\n")
 	return err

@@ -127,7 +127,7 @@ func TestSearchNoMatch(t *testing.T) {
 func TestSearchCountsAsTheView(t *testing.T) {
 	dbPath := demoDB(t)
 	const job = "periodic-ci-openshift-release-master-ci-4.14-upgrade-from-stable-4.13-e2e-aws-ovn-upgrade"
-	out := runOK(t, "search", "--db", dbPath, "i/o timeout")
+	out := runOK(t, "search", "--db", dbPath, "i/o timeout", "--wide")
 	if !strings.Contains(out, "Counted: the finished runs searched whose upgrade began, not infrastructure failures nor aggregated (1 left out: their upgrade never began)") {
 		t.Errorf("search does not say what it counted:\n%s", out)
 	}

@@ -54,7 +54,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&o.Out, "out", o.Out, "write to FILE instead of standard output")
 	fs.StringVar(&o.Assess, "assess", o.Assess, "answer the UpgradeBlocker questions for this symptom id")
 	fs.IntVar(&o.MinRuns, "min-runs", o.MinRuns, "counted runs the sample and the basis each need for a verdict; the table and Markdown hide the rows with fewer in the sample")
-	fs.BoolVar(&o.Wide, "wide", o.Wide, "table: every column (dates, runs left out, the comparison, the basis's name), however wide")
+	fs.BoolVar(&o.Wide, "wide", o.Wide, "table (and --changes): every column, whole names and links on the rows, however wide; by default it fits 120 columns, or the terminal's")
 	fs.BoolVar(&o.All, "all", o.All, "table and markdown: every row, also those with too few runs and those no run shows")
 	fs.BoolVar(&o.Changes, "changes", o.Changes, "list the regressions opened, closed and still open since the previous analysis (or --since T)")
 	fs.Usage = func() {
@@ -100,7 +100,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err != nil {
 				return err
 			}
-			return report.WriteChangesOnsets(w, c, onsets, o.Format, time.Now())
+			return report.WriteChangesOnsets(w, c, onsets, o.Format, time.Now(), report.Options{Wide: o.Wide, Width: termWidth(w)})
 		}
 		if o.Assess != "" {
 			in, err := analyze.LoadSymptom(ctx, store, q.Symptom, q.Selection)

@@ -80,7 +80,7 @@ func (sel selection) runs(ctx context.Context, store *db.DB) ([]db.StoredRun, er
 const slowPattern = 4 << 20
 
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	dbPath, format, files := "prowcrawl.db", "table", ""
+	dbPath, format, files, wide := "prowcrawl.db", "table", "", false
 	var sel storedRunOptions
 	var co cacheOptions
 	opts := search.Options{MaxLines: 10, MaxTime: 2 * time.Minute}
@@ -93,8 +93,9 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&format, "format", format, "output format: table or json")
 	fs.IntVar(&opts.MaxLines, "lines", opts.MaxLines, "matching lines shown per run (all are counted)")
 	fs.DurationVar(&opts.MaxTime, "max-time", opts.MaxTime, "stop searching after this long and show what was found (0: no bound)")
+	fs.BoolVar(&wide, "wide", wide, "table: each match on one line and whole job names, however wide (by default it fits 120 columns, or the terminal's)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl search REGEX [--since T] [--until T] [--job REGEX]... [--files GLOB] [--format table|json]\n\n"+
+		fmt.Fprint(stderr, "Usage: prowcrawl search REGEX [--since T] [--until T] [--job REGEX]... [--files GLOB] [--format table|json] [--wide]\n\n"+
 			"Finds the lines of the cached files of stored runs that match REGEX (RE2 syntax), lists them per run with\n"+
 			"its link, and shows per job and edge the share of runs, of failed and of passed runs that match.\n"+
 			"It reads the artifact cache only, never the bucket.\n\n")
@@ -154,7 +155,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := report.WriteSearch(stdout, res, format); err != nil {
+	if err := report.WriteSearch(stdout, res, format, report.Options{Wide: wide, Width: termWidth(stdout)}); err != nil {
 		return err
 	}
 	if res.NotSearched > 0 {

@@ -30,6 +30,7 @@ type suggestOptions struct {
 	Jobs               []string
 	Format             string
 	MinRuns, Templates int
+	Wide               bool
 }
 
 func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,10 +45,11 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&o.Until, "until", o.Until, "only runs started before T")
 	fs.StringArrayVar(&o.Jobs, "job", o.Jobs, "only runs of jobs matching this regular expression; repeat to add more")
 	fs.StringVar(&o.Format, "format", o.Format, "table, yaml (a rules file to edit and pass to reclassify --rules) or json")
+	fs.BoolVar(&o.Wide, "wide", o.Wide, "table: whole titles and each detail on one line, however wide (by default it fits 120 columns, or the terminal's)")
 	fs.IntVar(&o.MinRuns, "min-runs", 3, "the least failed runs no rule explains that a proposal must cover")
 	fs.IntVar(&o.Templates, "max-templates", 200_000, "distinct normalised texts kept in memory at most; past it, the rarest are dropped")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: prowcrawl suggest [--top N] [--since T] [--until T] [--job REGEX]... [--format table|yaml|json] [--db PATH] [--cache DIR] [--rules FILE]\n\n"+
+		fmt.Fprint(stderr, "Usage: prowcrawl suggest [--top N] [--since T] [--until T] [--job REGEX]... [--format table|yaml|json] [--wide] [--db PATH] [--cache DIR] [--rules FILE]\n\n"+
 			"Proposes symptoms for the failures no rule explains: what failed runs share that is rare in passed runs,\n"+
 			"each as a rule to edit and try with 'prowcrawl reclassify --rules'.\n\n")
 		fs.PrintDefaults()
@@ -118,7 +120,7 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return report.WriteSuggestions(stdout, res, o.Format)
+	return report.WriteSuggestions(stdout, res, o.Format, report.Options{Wide: o.Wide, Width: termWidth(stdout)})
 }
 
 // activeBuiltins are the built-in rules the database marks active (all of
