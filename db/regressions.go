@@ -32,13 +32,16 @@ type Regression struct {
 	LastSeenAt          time.Time
 	FirstRun            string // "job/build_id" of the first sample run that showed it
 	FirstRunURL         string
-	SampleLabel         string
-	SampleRuns          int
-	SampleHits          int
-	BasisLabel          string
-	BasisRuns           int
-	BasisHits           int
-	P                   float64 // NaN when unknown
+	// FirstRunAt is when that run started (zero when it is no longer
+	// stored): where "open since" begins.
+	FirstRunAt  time.Time
+	SampleLabel string
+	SampleRuns  int
+	SampleHits  int
+	BasisLabel  string
+	BasisRuns   int
+	BasisHits   int
+	P           float64 // NaN when unknown
 	// Title and Bug are the symptom's, when read back.
 	Title, Bug string
 }
@@ -114,23 +117,25 @@ VALUES (?, ?, ?, ?, ?, ?)`, id, c.Symptom, c.Scope, c.Key, c.Change, formatTime(
 
 const regressionColumns = `g.symptom_id, g.scope, g.scope_key, g.status, g.comparison, g.opened_at, g.reopened_at, g.reopened,
 	g.closed_at, g.last_seen_at, g.first_run, g.first_run_url, g.sample_label, g.sample_runs, g.sample_hits,
-	g.basis_label, g.basis_runs, g.basis_hits, g.p_value, coalesce(s.title, ''), coalesce(s.bug, '')`
+	g.basis_label, g.basis_runs, g.basis_hits, g.p_value, coalesce(s.title, ''), coalesce(s.bug, ''),
+	(SELECT started_at FROM runs WHERE job = substr(g.first_run, 1, instr(g.first_run, '/') - 1)
+		AND build_id = CAST(substr(g.first_run, instr(g.first_run, '/') + 1) AS INTEGER))`
 
 // scanRegression scans regressionColumns, after the columns of before.
 func scanRegression(rows *sql.Rows, before ...any) (Regression, error) {
 	var r Regression
-	var opened, reopened, closed, seen, firstRun, firstURL sql.NullString
+	var opened, reopened, closed, seen, firstRun, firstURL, firstAt sql.NullString
 	var p sql.NullFloat64
 	if err := rows.Scan(append(before, &r.Symptom, &r.Scope, &r.Key, &r.Status, &r.Comparison, &opened, &reopened, &r.Reopened,
 		&closed, &seen, &firstRun, &firstURL, &r.SampleLabel, &r.SampleRuns, &r.SampleHits,
-		&r.BasisLabel, &r.BasisRuns, &r.BasisHits, &p, &r.Title, &r.Bug)...); err != nil {
+		&r.BasisLabel, &r.BasisRuns, &r.BasisHits, &p, &r.Title, &r.Bug, &firstAt)...); err != nil {
 		return r, err
 	}
 	var err error
 	for _, f := range []struct {
 		dst *time.Time
 		src sql.NullString
-	}{{&r.OpenedAt, opened}, {&r.ReopenedAt, reopened}, {&r.ClosedAt, closed}, {&r.LastSeenAt, seen}} {
+	}{{&r.OpenedAt, opened}, {&r.ReopenedAt, reopened}, {&r.ClosedAt, closed}, {&r.LastSeenAt, seen}, {&r.FirstRunAt, firstAt}} {
 		if *f.dst, err = parseTime(f.src); err != nil {
 			return r, err
 		}

@@ -3,10 +3,12 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
@@ -43,7 +45,7 @@ const (
 	barWidth      = 600
 	barLabelWidth = 224
 	barPlotX      = 232
-	barPlotWidth  = 250
+	barPlotWidth  = 200
 	barTop        = 30
 	barGroupH     = 54
 	barHeight     = 16
@@ -93,6 +95,10 @@ type tick struct {
 
 func fx(f float64) string { return fmt.Sprintf("%.1f", f) }
 
+// labelWidth is a generous width in pixels of a label in the charts' 12 px
+// sans-serif: 7 px a rune.
+func labelWidth(s string) float64 { return 7 * float64(utf8.RuneCountInString(s)) }
+
 func newBar(y int, hits, runs int, rate float64, what string) bar {
 	b := bar{Y: y, Label: rateOf(hits, runs), Title: what + ": " + rateOf(hits, runs)}
 	if runs == 0 || math.IsNaN(rate) {
@@ -103,11 +109,13 @@ func newBar(y int, hits, runs int, rate float64, what string) bar {
 	}
 	lo, hi := analyze.Wilson(hits, runs)
 	b.Title += ", " + assess.Interval(hits, runs)
-	b.Label += " " + assess.Interval(hits, runs)
+	// The legend says the line is the 95 % interval: "CI 44-97%".
+	b.Label += " " + strings.TrimPrefix(assess.Interval(hits, runs), "95% ")
 	w := rate * barPlotWidth
 	b.Width = fx(w)
 	b.LoX, b.HiX = fx(barPlotX+lo*barPlotWidth), fx(barPlotX+hi*barPlotWidth)
-	b.LabelX = fx(barPlotX + hi*barPlotWidth + 6)
+	// After the interval's end, or as far right as the whole label fits.
+	b.LabelX = fx(min(barPlotX+hi*barPlotWidth+6, barWidth-2-labelWidth(b.Label)))
 	return b
 }
 
@@ -189,10 +197,12 @@ type trendChart struct {
 	Weeks           []tick
 	Series          []series
 	Omitted         int // edges with runs that are not drawn
-	Marks           []mark
-	Left, Right     int
-	Top, Bottom     int
-	LabelY          int
+	// NotDrawn says which edges with runs the chart leaves out, and why.
+	NotDrawn    string
+	Marks       []mark
+	Left, Right int
+	Top, Bottom int
+	LabelY      int
 }
 
 // mark is a vertical line on a trend at a regression's onset: its first
@@ -281,9 +291,25 @@ func lastMonday(w db.WeeklyRate) time.Time {
 	return w.WeekStart
 }
 
+// edgeColors gives every edge of weekly one colour of trendColors, the
+// same in every chart of a page, in the order of the edges' names.
+func edgeColors(weekly map[string][]db.WeeklyRate) map[string]string {
+	seen := map[string]bool{}
+	for _, ws := range weekly {
+		for _, w := range ws {
+			seen[w.Edge] = true
+		}
+	}
+	colors := map[string]string{}
+	for i, e := range slices.Sorted(maps.Keys(seen)) {
+		colors[e] = trendColors[i%len(trendColors)]
+	}
+	return colors
+}
+
 // trendOf draws a symptom's weekly rates on weeks: the edges with the most
 // runs showing it first, at most trendLines of them.
-func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time, onsets []onsetMark) (trendChart, bool) {
+func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time, onsets []onsetMark, colors map[string]string) (trendChart, bool) {
 	c := trendChart{ID: "trend-" + symptom, Width: trendWidth, Left: trendLeft, Right: trendRight,
 		Top: trendTop, Bottom: trendBottom, LabelY: trendBottom + 20}
 	if len(weeks) == 0 {
@@ -300,8 +326,10 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time, o
 	}
 	byEdge := map[string]*edgeWeeks{}
 	var edges []*edgeWeeks
+	before := map[string]bool{} // edges with runs before the weeks drawn
 	for _, w := range weekly {
 		if _, ok := index[lastMonday(w)]; !ok {
+			before[w.Edge] = true
 			continue
 		}
 		e := byEdge[w.Edge]
@@ -320,9 +348,28 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time, o
 	slices.SortFunc(edges, func(a, b *edgeWeeks) int {
 		return cmp.Or(-cmp.Compare(a.hits, b.hits), -cmp.Compare(a.runs, b.runs), cmp.Compare(a.edge, b.edge))
 	})
+	var notDrawn []string
 	if len(edges) > trendLines {
 		c.Omitted = len(edges) - trendLines
+		for _, e := range edges[trendLines:] {
+			notDrawn = append(notDrawn, e.edge)
+		}
 		edges = edges[:trendLines]
+	}
+	var early []string
+	for _, e := range slices.Sorted(maps.Keys(before)) {
+		if byEdge[e] == nil {
+			early = append(early, e)
+		}
+	}
+	switch {
+	case len(notDrawn) > 0 && len(early) > 0:
+		c.NotDrawn = fmt.Sprintf("Not drawn: %s (fewest runs showing it; at most %d lines); %s, whose runs are all before %s.",
+			strings.Join(notDrawn, ", "), trendLines, strings.Join(early, ", "), weeks[0].Format(time.DateOnly))
+	case len(notDrawn) > 0:
+		c.NotDrawn = fmt.Sprintf("Not drawn: %s (fewest runs showing it; at most %d lines).", strings.Join(notDrawn, ", "), trendLines)
+	case len(early) > 0:
+		c.NotDrawn = fmt.Sprintf("Not drawn: %s, whose runs are all before %s, the first week shown.", strings.Join(early, ", "), weeks[0].Format(time.DateOnly))
 	}
 	step := float64(trendRight-trendLeft) / float64(max(len(weeks)-1, 1))
 	xOf := func(i int) float64 { return trendLeft + step*float64(i) }
@@ -344,7 +391,7 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time, o
 	}
 	var desc []string
 	for n, e := range edges {
-		s := series{Edge: e.edge, Color: trendColors[n%len(trendColors)],
+		s := series{Edge: e.edge, Color: cmp.Or(colors[e.edge], trendColors[n%len(trendColors)]),
 			LegendX: trendLeft + (n%2)*270, LegendY: legendTop + (n/2)*legendRow}
 		var seg []string
 		last := -2

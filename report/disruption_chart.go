@@ -35,8 +35,12 @@ type OpenRegression struct {
 	Since               string
 	Days                int
 	FirstRunURL         string
-	// Onset says where, by payload, it began (analyze.RegressionOnsets).
-	Onset string
+	// Onset says where, by payload, it began (analyze.RegressionOnsets);
+	// when it was found, OnsetFirstBad, OnsetLastClean and OnsetP say it
+	// short, with the link to the changelog between them.
+	Onset                         string
+	OnsetFirstBad, OnsetLastClean string
+	OnsetP, ChangelogURL          string
 }
 
 // openRegressions are the open regressions as the page lists them, with
@@ -49,10 +53,24 @@ func openRegressions(regs []db.Regression, onsets map[string]analyze.Change) []O
 			from = r.ReopenedAt
 		}
 		row := changeRows(db.Changes{StillOpen: []db.Regression{r}}, nil, r.LastSeenAt)[0]
+		since, days := from, row.AgeDays
+		if !r.FirstRunAt.IsZero() && r.FirstRunAt.Before(from) {
+			// Open since its first run, not the analysis that found it.
+			since = r.FirstRunAt
+			days = int(r.LastSeenAt.Sub(since).Hours() / 24)
+		}
 		open = append(open, OpenRegression{Symptom: r.Symptom, Key: r.Key, Scope: r.Scope, Numbers: changeNumbers(row),
-			Since: from.UTC().Format(time.DateOnly), Days: row.AgeDays, FirstRunURL: r.FirstRunURL})
+			Since: since.UTC().Format(time.DateOnly), Days: days, FirstRunURL: r.FirstRunURL})
 		if o, ok := onsets[analyze.OnsetKey(r.Symptom, r.Scope, r.Key)]; ok {
-			open[len(open)-1].Onset = assess.ChangeOf(&o).Text
+			c := assess.ChangeOf(&o)
+			row := &open[len(open)-1]
+			row.Onset = c.Text
+			if c.Found {
+				row.OnsetFirstBad, row.OnsetLastClean, row.OnsetP = c.FirstBad, c.LastClean, assess.PPhrase(c.PValue)
+				if c.Changelog != nil {
+					row.ChangelogURL = c.Changelog.URL
+				}
+			}
 		}
 	}
 	return open

@@ -2,10 +2,12 @@ package report
 
 import (
 	_ "embed"
+	"fmt"
 	"html/template"
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/openshift-eng/prowcrawl/analyze"
 	"github.com/openshift-eng/prowcrawl/assess"
@@ -65,6 +67,50 @@ type pageData struct {
 	VerdictCSS template.CSS
 	Disruption []DisruptionChart
 	Open       []OpenRegression
+	// Answers are the UpgradeBlocker answers of the open regressions'
+	// symptoms, short, with their runs to open.
+	Answers []pageAnswer
+}
+
+// pageAnswer is one symptom's four answers, each its first sentence.
+type pageAnswer struct {
+	Symptom, Title                          string
+	Summary, Who, Impact, Remediation, Regr string
+	Runs                                    []pageLink
+}
+
+type pageLink struct{ URL, Text string }
+
+// answerRuns is how many runs an answer on the page links to.
+const answerRuns = 5
+
+// answersOf are the page's short forms of as.
+func answersOf(as []assess.Assessment) []pageAnswer {
+	var out []pageAnswer
+	for _, a := range as {
+		pa := pageAnswer{Symptom: a.SymptomID, Title: a.Title, Summary: a.Summary, Who: firstSentence(a.Impacted.Text),
+			Impact: firstSentence(a.Impact.Text), Remediation: firstSentence(a.Remediation.Text), Regr: a.Regression.Text}
+		for _, e := range a.Impact.Examples[:min(len(a.Impact.Examples), answerRuns)] {
+			started := e.Started
+			if t, err := time.Parse(time.RFC3339, e.Started); err == nil {
+				started = t.UTC().Format("2006-01-02 15:04")
+			}
+			pa.Runs = append(pa.Runs, pageLink{URL: e.URL, Text: fmt.Sprintf("%s, %s, %s", e.Result, started, e.Edge)})
+		}
+		out = append(out, pa)
+	}
+	return out
+}
+
+// firstSentence is s up to the end of its first sentence: a full stop
+// followed by a space and a capital letter.
+func firstSentence(s string) string {
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == ' ' && s[i+2] >= 'A' && s[i+2] <= 'Z' {
+			return s[:i+1]
+		}
+	}
+	return s
 }
 
 // verdictCSS is the style of every verdict: text in its colour (svg text
@@ -78,23 +124,27 @@ func verdictCSS() template.CSS {
 	return template.CSS(b.String())
 }
 
-// WriteHTML renders d as one self-contained HTML page: for every symptom a
-// chart of its rate per scope key (the basis beside the sample, with the
-// verdict) and of its weekly trend per edge (when d has the weekly rates),
-// then the verdict table. It needs no network and no JavaScript.
-func WriteHTML(w io.Writer, d analyze.Table) error {
+// WriteHTML renders d as one self-contained HTML page: the open
+// regressions with the answers of their symptoms (answers, as
+// assess.Assess gives them), for every symptom a chart of its rate per
+// scope key (the basis beside the sample, with the verdict) and of its
+// weekly trend per edge (when d has the weekly rates), then the verdict
+// table, whose columns are the terminal table's. It needs no network and
+// no JavaScript, and fits a page 1280 pixels wide.
+func WriteHTML(w io.Writer, d analyze.Table, answers ...assess.Assessment) error {
 	p := pageData{Heading: heading(d), Scope: scopeTitle(d.Query.Scope()), Counts: counts(d.Rows),
-		RowCount: assess.Plural(len(d.Rows), "row"), Headers: headers(d.Query.Scope()), Counted: countedRows(d, true)}
+		RowCount: assess.Plural(len(d.Rows), "row"), Headers: narrowHeaders(d.Query.Scope()), Counted: countedRows(d, false)}
 	for i, h := range p.Headers {
 		p.Headers[i] = mdTitle(h)
 	}
 	for _, v := range d.Rows {
 		r := pageRow{Verdict: v.Verdict}
-		for i, c := range cells(v, d.Query.Bounded()) {
-			r.Cells = append(r.Cells, pageCell{Text: c, Numeric: slices.Contains(numericCells, i)})
+		for i, c := range narrowCells(v, d.Query.Bounded()) {
+			r.Cells = append(r.Cells, pageCell{Text: c, Numeric: i >= 2 && i <= 4})
 		}
 		p.Rows = append(p.Rows, r)
 	}
+	p.Answers = answersOf(answers)
 	p.Colors.Sample, p.Colors.Basis = colorSample, colorBasis
 	p.VerdictCSS = verdictCSS()
 	p.Disruption, p.Open = disruptionCharts(d.Disruption), openRegressions(d.Open, d.Onsets)
@@ -114,7 +164,7 @@ func WriteHTML(w io.Writer, d analyze.Table) error {
 	for _, s := range d.Symptoms {
 		titles[s.ID] = s
 	}
-	weeks := mondays(d.Weekly)
+	weeks, colors := mondays(d.Weekly), edgeColors(d.Weekly)
 	// The rows are in report order: a symptom's first row is its most
 	// pressing verdict.
 	var order []string
@@ -134,7 +184,7 @@ func WriteHTML(w io.Writer, d analyze.Table) error {
 			}
 		}
 		sec.Bars, sec.HasBars = barsOf(id, title, d.Query.Scope(), d.Rows, d.Query.Bounded())
-		sec.Trend, sec.HasTrend = trendOf(id, title, d.Weekly[id], weeks, onsetMarks(d.Onsets, id))
+		sec.Trend, sec.HasTrend = trendOf(id, title, d.Weekly[id], weeks, onsetMarks(d.Onsets, id), colors)
 		if !sec.HasBars {
 			p.Quiet = append(p.Quiet, id)
 			continue

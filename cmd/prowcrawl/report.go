@@ -113,6 +113,22 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return loadError(err)
 		}
+		if o.Format == report.FormatHTML {
+			// The page answers the four questions for each symptom with
+			// an open regression.
+			var answers []assess.Assessment
+			for _, r := range data.Open {
+				if slices.ContainsFunc(answers, func(a assess.Assessment) bool { return a.SymptomID == r.Symptom }) {
+					continue
+				}
+				in, err := analyze.LoadSymptom(ctx, store, r.Symptom, q.Selection)
+				if err != nil {
+					return loadError(err)
+				}
+				answers = append(answers, assess.Assess(in))
+			}
+			return report.WriteHTML(w, data, answers...)
+		}
 		return report.Write(w, data, o.Format, report.Options{Color: color, Wide: o.Wide, All: o.All, Width: termWidth(w)})
 	}
 	if o.Out == "" {

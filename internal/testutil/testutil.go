@@ -33,3 +33,7 @@ func Golden(t testing.TB, pkg, name string, got []byte) {
 		t.Errorf("%s differs from the golden file (go test %s -update rewrites it):\n--- got\n%s\n--- want\n%s", name, pkg, got, want)
 	}
 }
+
+// Updating says whether the test runs with -update: a test with golden
+// files of its own (an image compared within a tolerance) rewrites them.
+func Updating() bool { return *update }
