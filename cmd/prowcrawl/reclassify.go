@@ -9,12 +9,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/openshift-eng/prowcrawl"
 	"github.com/openshift-eng/prowcrawl/crawler"
 	"github.com/openshift-eng/prowcrawl/db"
 	"github.com/openshift-eng/prowcrawl/gcs"
 	"github.com/openshift-eng/prowcrawl/internal/safe"
-	"github.com/openshift-eng/prowcrawl/mirror"
 )
 
 func runReclassify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -124,48 +122,11 @@ func refetch(ctx context.Context, store *db.DB, co cacheOptions, dbPath, bucket 
 		return err
 	}
 	cfg.Cache = cc
-	byBucket := map[string][]db.StoredRun{}
-	var order []string
-	for _, r := range runs {
-		if _, ok := byBucket[r.Bucket]; !ok {
-			order = append(order, r.Bucket)
-		}
-		byBucket[r.Bucket] = append(byBucket[r.Bucket], r)
-	}
-	var errs []error
-	for _, b := range order {
-		url := "gs://" + b
-		if bucket != "" {
-			url = bucket
-		}
-		src, err := crawler.Open(ctx, url, gcs.Options{Auth: auth})
-		if err != nil {
-			return usageError{err}
-		}
-		if d, ok := src.(*mirror.Dir); ok {
-			if err := d.MirrorOf("gs://" + b); err != nil {
-				closeSource(src)
-				return usagef("--bucket: %v", err)
-			}
-		}
-		if src.Bucket() != b {
-			closeSource(src)
-			return usagef("--bucket %s holds runs of gs://%s, not of gs://%s", bucket, src.Bucket(), b)
-		}
-		restore := crawler.RaiseProcs()
-		sum, err := crawler.New(src, store, cfg).Refetch(ctx, byBucket[b])
-		restore()
-		closeSource(src)
+	err = crawler.RefetchStored(ctx, store, cfg, bucket, gcs.Options{Auth: auth}, runs, func(sum crawler.Summary) {
 		fmt.Fprintln(stdout, summaryLine("reclassify --fetch", sum))
-		if err != nil {
-			errs = append(errs, err)
-		}
+	})
+	if be := (crawler.BucketError{}); errors.As(err, &be) {
+		return usageError{be}
 	}
-	return errors.Join(errs...)
-}
-
-func closeSource(src prowcrawl.Source) {
-	if c, ok := src.(io.Closer); ok {
-		c.Close()
-	}
+	return err
 }
