@@ -271,3 +271,40 @@ func upsertAll(table, cols, key, sel string) string {
 	}
 	return "INSERT INTO main." + table + " (" + cols + ") " + sel + " ON CONFLICT (" + key + ") DO UPDATE SET " + strings.Join(set, ", ")
 }
+
+// ReadyToMerge checks that the database at path can be merged, before
+// anything is: a file that is not prowcrawl's, or empty, or corrupt is
+// refused, never made into a database; one of an older schema is brought
+// up to date, as any command would, under its writer's lock; then it is
+// checked as a shard (CheckShard). Each error ends with "nothing was
+// merged".
+func ReadyToMerge(ctx context.Context, path string) error {
+	need, err := NeedsMigration(ctx, path)
+	switch {
+	case errors.Is(err, ErrEmpty):
+		return fmt.Errorf("input %s is empty, not a database a crawl wrote; nothing was merged", path)
+	case errors.Is(err, ErrForeign):
+		return fmt.Errorf("input %s is %v; nothing was merged", path, ErrForeign)
+	case err != nil:
+		return fmt.Errorf("input %s cannot be read (%v); nothing was merged", path, err)
+	case need:
+		if err := upgradeInput(ctx, path); err != nil {
+			return fmt.Errorf("input %s: %w; nothing was merged", path, err)
+		}
+	}
+	return CheckShard(ctx, path)
+}
+
+// upgradeInput brings an input's schema up to date under its writer's
+// lock, closing it before the lock goes (see Lock).
+func upgradeInput(ctx context.Context, path string) error {
+	lock, err := AcquireLock(ctx, path, true)
+	if err != nil {
+		return err
+	}
+	d, err := Open(ctx, path)
+	if err == nil {
+		err = d.Close()
+	}
+	return errors.Join(err, lock.Release())
+}

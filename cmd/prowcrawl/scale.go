@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -52,23 +51,8 @@ it was read more completely, or later. Merging again changes nothing.
 			return usagef("input %s is the output", in)
 		}
 		// An input the job cannot use stops it (exit 1) before anything
-		// is merged: a file that is not prowcrawl's, or empty, or corrupt
-		// is refused, never made into a database. One of an older schema
-		// is brought up to date, as any command would, under its lock.
-		need, err := db.NeedsMigration(ctx, in)
-		switch {
-		case errors.Is(err, db.ErrEmpty):
-			return fmt.Errorf("input %s is empty, not a database a crawl wrote; nothing was merged", in)
-		case errors.Is(err, db.ErrForeign):
-			return fmt.Errorf("input %s is %v; nothing was merged", in, db.ErrForeign)
-		case err != nil:
-			return fmt.Errorf("input %s cannot be read (%v); nothing was merged", in, err)
-		case need:
-			if err := upgradeInput(ctx, in); err != nil {
-				return fmt.Errorf("input %s: %w; nothing was merged", in, err)
-			}
-		}
-		if err := db.CheckShard(ctx, in); err != nil {
+		// is merged.
+		if err := db.ReadyToMerge(ctx, in); err != nil {
 			return err
 		}
 	}
@@ -93,20 +77,6 @@ it was read more completely, or later. Merging again changes nothing.
 		}
 	}
 	return runAnalysis(ctx, out, opts, stdout)
-}
-
-// upgradeInput brings an input's schema up to date under its writer's
-// lock, closing it before the lock goes (see db.Lock).
-func upgradeInput(ctx context.Context, path string) error {
-	lock, err := db.AcquireLock(ctx, path, true)
-	if err != nil {
-		return err
-	}
-	d, err := db.Open(ctx, path)
-	if err == nil {
-		err = d.Close()
-	}
-	return errors.Join(err, lock.Release())
 }
 
 // sameFile says whether two paths reach one file (a link, a second mount).
