@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -113,6 +114,7 @@ const DefaultGiveUpAfter = 3
 // Summary is what a crawl did.
 type Summary struct {
 	Jobs     int           // jobs that matched
+	Listed   int           // jobs listed, matched or not (--job, a shard)
 	New      int           // runs stored for the first time
 	Updated  int           // runs stored again (pending before, refetched, or failed before)
 	Pending  int           // runs stored as still running
@@ -141,6 +143,8 @@ type Crawler struct {
 	// ahead bounds the bytes held: read ahead, and read but not yet
 	// stored (see budget).
 	ahead *budget
+	// listed counts the jobs listed, matched or not.
+	listed atomic.Int64
 }
 
 // New returns a crawler; zero fields of cfg take their defaults.
@@ -255,7 +259,7 @@ func (c *Crawler) failures(sum Summary) string {
 func (c *Crawler) fetchAll(ctx context.Context, sum *Summary) error {
 	return c.readPlans(ctx, sum, func(ctx context.Context, plans chan<- *jobPlan) error {
 		planned, unlisted, err := c.discover(ctx, plans)
-		sum.Jobs, sum.Unlisted = planned+unlisted, unlisted
+		sum.Jobs, sum.Unlisted, sum.Listed = planned+unlisted, unlisted, int(c.listed.Load())
 		return err
 	})
 }

@@ -136,7 +136,11 @@ func (c *Crawler) listJobs(ctx context.Context, prefix string, presubmit bool) (
 			continue
 		}
 		name := strings.TrimSuffix(strings.TrimPrefix(e.Name, prefix), "/")
-		if name == "" || !c.matchJob(name) {
+		if name == "" {
+			continue
+		}
+		c.listed.Add(1)
+		if !c.matchJob(name) {
 			continue
 		}
 		out = append(out, jobRef{name: name, presubmit: presubmit, prefix: e.Name})

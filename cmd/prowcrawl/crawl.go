@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -179,17 +180,30 @@ func runCrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		return err
 	}
 	if err == nil && sum.Jobs == 0 && sum.Unlisted == 0 {
-		// A cron must not take a crawl of nothing for a good night.
-		dirs := map[bool]string{true: "logs/ or pr-logs/", false: "logs/"}[o.Presubmits]
-		if fs.Changed("job") {
-			return fmt.Errorf("no job of %s (under %s) matched --job %s", o.Bucket, dirs, strings.Join(o.Jobs, ", --job "))
-		}
-		return fmt.Errorf("no job of %s (under %s) matched the default --job %s: is it a bucket of Prow job artifacts?", o.Bucket, dirs, strings.Join(o.Jobs, ", --job "))
+		return nothingCrawled(o, fs.Changed("job"), sum.Listed)
 	}
 	if aerr := runAnalysis(ctx, store, opts, stdout); aerr != nil {
 		return aerr
 	}
 	return err
+}
+
+// nothingCrawled says, in one sentence, why a crawl matched no job: a
+// cron must not take a crawl of nothing for a good night. listed is how
+// many jobs the bucket has.
+func nothingCrawled(o crawlOptions, jobGiven bool, listed int) error {
+	dirs := map[bool]string{true: "logs/ or pr-logs/", false: "logs/"}[o.Presubmits]
+	which := "the default --job " + strings.Join(o.Jobs, ", --job ")
+	if jobGiven {
+		which = "--job " + strings.Join(o.Jobs, ", --job ")
+	}
+	if listed > 0 {
+		return fmt.Errorf("0 of %d jobs under %s of %s match %s", listed, dirs, o.Bucket, which)
+	}
+	if base := path.Base(strings.TrimRight(o.Bucket, "/")); base == "logs" || base == "pr-logs" || base == "directory" {
+		return fmt.Errorf("no %s under %s: did you mean its parent, %s?", dirs, o.Bucket, path.Dir(strings.TrimRight(o.Bucket, "/")))
+	}
+	return fmt.Errorf("no %s under %s: is it a bucket of Prow job artifacts?", dirs, o.Bucket)
 }
 
 // accessError says, in one sentence, what to do about a bucket that

@@ -18,8 +18,9 @@ func TestCrawlOfNothingFails(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"a --job that matches nothing", []string{"--bucket", sampleBucket, "--job", "upgrdae"}, "matched --job upgrdae"},
-		{"an empty bucket", []string{"--bucket", t.TempDir()}, "matched the default --job upgrade"},
+		{"a --job that matches nothing", []string{"--bucket", sampleBucket, "--job", "upgrdae"}, "0 of 8 jobs under logs/ of " + sampleBucket + " match --job upgrdae"},
+		{"an empty bucket", []string{"--bucket", t.TempDir()}, "no logs/ under "},
+		{"a mirror's logs/, one level too deep", []string{"--bucket", filepath.Join(sampleBucket, "logs")}, "no logs/ under " + filepath.Join(sampleBucket, "logs") + ": did you mean its parent, " + sampleBucket + "?"},
 	} {
 		args := append([]string{"crawl", "--db", filepath.Join(t.TempDir(), "p.db"), "--since", "2019-01-01"}, c.args...)
 		code, stdout, stderr := runCmd(t, args...)
@@ -131,7 +132,7 @@ func TestJSONLogEndsInJSON(t *testing.T) {
 	code := exitCodeLogged(err, &stderr, jsonLogAsked(args))
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	var last struct{ Level, Msg string }
-	if code != 1 || json.Unmarshal([]byte(lines[len(lines)-1]), &last) != nil || last.Level != "ERROR" || !strings.Contains(last.Msg, "matched the default --job") {
+	if code != 1 || json.Unmarshal([]byte(lines[len(lines)-1]), &last) != nil || last.Level != "ERROR" || !strings.Contains(last.Msg, "no logs/ under ") {
 		t.Errorf("exit %d, last line %q; want a JSON record of the error", code, lines[len(lines)-1])
 	}
 }
