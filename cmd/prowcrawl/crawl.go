@@ -330,12 +330,14 @@ func parseDuration(s string) (time.Duration, error) {
 	return days + d, nil
 }
 
-// summaryLine is the line a crawl ends with. Runs that could not be read
-// whole (read errors, of which some given up on) and runs read whole with a
-// malformed or oversized artifact (parse problems) are counted apart.
+// summaryLine is the two lines a crawl ends with, each short enough for a
+// terminal: what it stored and read, then what it could not. Runs that
+// could not be read whole (read errors, of which some given up on) and runs
+// read whole with a malformed or oversized artifact (parse problems) are
+// counted apart.
 func summaryLine(cmd string, s crawler.Summary) string {
-	return fmt.Sprintf("%s: %d jobs, %d new runs, %d updated, %d pending, %d read errors (%d given up), %d with parse problems, %d outside the range; %d objects, %s read in %s",
-		cmd, s.Jobs, s.New, s.Updated, s.Pending, s.Errors, s.GivenUp, s.Problems, s.Skipped, s.Objects, report.Size(s.Bytes), s.Duration.Round(time.Millisecond))
+	return fmt.Sprintf("%s: %d jobs, %d new runs, %d updated, %d pending; %d objects, %s read in %s\n%s: %d read errors (%d given up), %d with parse problems, %d outside the range",
+		cmd, s.Jobs, s.New, s.Updated, s.Pending, s.Objects, report.Size(s.Bytes), s.Duration.Round(time.Millisecond), cmd, s.Errors, s.GivenUp, s.Problems, s.Skipped)
 }
 
 // logOptions are the logging flags shared by every command.

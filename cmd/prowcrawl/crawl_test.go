@@ -30,7 +30,7 @@ func withShortJob(args ...string) []string {
 	return args
 }
 
-var summaryRE = regexp.MustCompile(`^crawl: (\d+) jobs, (\d+) new runs, (\d+) updated, (\d+) pending, 0 read errors \(0 given up\), 0 with parse problems, 0 outside the range; \d+ objects, .+ read in .+\nanalyze: 7 symptoms, \d+ verdicts; regressions: (\d+) by edge, \d+ by variant, \d+ by job; in .+\n$`)
+var summaryRE = regexp.MustCompile(`^crawl: (\d+) jobs, (\d+) new runs, (\d+) updated, (\d+) pending; \d+ objects, .+ read in .+\ncrawl: 0 read errors \(0 given up\), 0 with parse problems, 0 outside the range\nanalyze: 7 symptoms, \d+ verdicts; regressions: (\d+) by edge, \d+ by variant, \d+ by job; in .+\n$`)
 
 // TestCrawlCommand runs the demo's commands as a user would, twice.
 func TestCrawlCommand(t *testing.T) {
