@@ -390,6 +390,34 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time, o
 		}
 	}
 	var desc []string
+	// Lines at one rate would hide each other: each edge's line is moved
+	// by a pixel or two (its points' titles keep the exact rates), and a
+	// count of runs that would sit on another's is put above it.
+	dodge := func(n int) float64 { return (float64(n) - float64(len(edges)-1)/2) * 2 }
+	labels := map[string][]float64{} // x -> the label heights taken
+	labelAt := func(x string, y float64) float64 {
+		free := func(y float64) bool {
+			for _, u := range labels[x] {
+				if math.Abs(u-y) < 10 {
+					return false
+				}
+			}
+			return true
+		}
+		// Above the point first, then below it; never above the chart.
+		at := max(y, 11)
+		for _, step := range []float64{-10, 10} {
+			for c := max(y, 11); c >= 11 && c <= trendBottom; c += step {
+				if free(c) {
+					at = c
+					labels[x] = append(labels[x], at)
+					return at
+				}
+			}
+		}
+		labels[x] = append(labels[x], at)
+		return at
+	}
 	for n, e := range edges {
 		s := series{Edge: e.edge, Color: cmp.Or(colors[e.edge], trendColors[n%len(trendColors)]),
 			LegendX: trendLeft + (n%2)*270, LegendY: legendTop + (n/2)*legendRow}
@@ -408,7 +436,7 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time, o
 				seg = nil
 			}
 			xf := (xOf(first) + xOf(end)) / 2
-			x, y := fx(xf), fx(yOf(w.Rate))
+			x, y := fx(xf), fx(yOf(w.Rate)+dodge(n))
 			lo, hi := analyze.Wilson(w.Hits, w.Runs)
 			seg = append(seg, x+","+y)
 			what := "week of " + w.WeekStart.Format(time.DateOnly)
@@ -416,7 +444,7 @@ func trendOf(symptom, title string, weekly []db.WeeklyRate, weeks []time.Time, o
 				what = fmt.Sprintf("%d weeks from %s merged (too few runs for one)", end-first+1, w.WeekStart.Format(time.DateOnly))
 			}
 			s.Points = append(s.Points, point{X: x, Y: y, LoY: fx(yOf(lo)), HiY: fx(yOf(hi)), Runs: w.Runs,
-				R: fx(math.Min(5, 2.5+float64(w.Runs)/10)), LabelY: fx(yOf(hi) - 6),
+				R: fx(math.Min(5, 2.5+float64(w.Runs)/10)), LabelY: fx(labelAt(x, yOf(hi)-6)),
 				Title: fmt.Sprintf("%s, %s (%s): %s, %s", e.edge, what, w.Week, rateOf(w.Hits, w.Runs), assess.Interval(w.Hits, w.Runs))})
 			parts = append(parts, fmt.Sprintf("%s %s", w.Week, rateOf(w.Hits, w.Runs)))
 			last = end
