@@ -31,6 +31,102 @@ const (
 // most runs, leads it.
 type cluster struct {
 	members []*template
+	// avoid are the lines (normalised, trimmed) a rule of the cluster is
+	// not made of: those it shares with the other modes of the cluster it
+	// was split from (splitModes).
+	avoid map[string]bool
+}
+
+// splitModes splits a cluster of one test's failure messages whose members say
+// different things on some line (the alert that fired, the operator that
+// degraded) into one cluster per thing said, for each that failed in
+// minRuns runs or more; the members of the rarer ones stay together, as
+// the rest. Lines every member has are what the modes share, never what
+// tells them apart: the split clusters, the rest included, avoid them. A cluster whose members
+// differ only in what the normaliser left (one mode), or that share no
+// line, is returned whole.
+//
+// A group whose own lines only name its runs' job (ci-operator's
+// "\"e2e-aws-ovn-upgrade\" test steps failed" in that job's runs) is no
+// mode: jobOf names a run's job, and such groups stay in the rest.
+func splitModes(cl *cluster, minRuns int, jobOf func(run uint32) string) []*cluster {
+	if len(cl.members) < 2 || cl.members[0].kind != KindJUnit || cl.members[0].byName {
+		return []*cluster{cl}
+	}
+	for _, m := range cl.members[1:] {
+		if m.test != cl.members[0].test {
+			// Messages of several tests: what tells them apart is
+			// the test (a step's name in ci-operator's message), not a
+			// mode of one test.
+			return []*cluster{cl}
+		}
+	}
+	lines := func(tp *template) []string {
+		var out []string
+		for l := range strings.SplitSeq(tp.text, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	shared := map[string]int{}
+	for _, m := range cl.members {
+		seen := map[string]bool{}
+		for _, l := range lines(m) {
+			if !seen[l] {
+				seen[l] = true
+				shared[l]++
+			}
+		}
+	}
+	avoid := map[string]bool{}
+	for l, n := range shared {
+		if n == len(cl.members) {
+			avoid[l] = true
+		}
+	}
+	if len(avoid) == 0 {
+		// No line in common: the members are one message in other words
+		// (a mode's variants), not one message that names other things.
+		return []*cluster{cl}
+	}
+	groups := map[string][]*template{}
+	var keys []string
+	for _, m := range cl.members {
+		var own []string
+		for _, l := range lines(m) {
+			if !avoid[l] {
+				own = append(own, l)
+			}
+		}
+		k := strings.Join(own, "\n")
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], m)
+	}
+	if len(keys) < 2 {
+		return []*cluster{cl}
+	}
+	var out []*cluster
+	// The rest, too, is no rule of what every mode shares.
+	rest := &cluster{avoid: avoid}
+	for _, k := range keys {
+		g := groups[k]
+		if runs := unionRuns(g); k != "" && len(runs) >= minRuns && !namesItsJob(k, runs, jobOf) {
+			out = append(out, &cluster{members: g, avoid: avoid})
+			continue
+		}
+		rest.members = append(rest.members, g...)
+	}
+	if len(out) == 0 {
+		return []*cluster{cl}
+	}
+	if len(rest.members) > 0 {
+		out = append(out, rest)
+	}
+	return out
 }
 
 // clustered groups the templates: each, from the one seen in the most runs
@@ -113,6 +209,28 @@ func clustered(tps []*template) []*cluster {
 		}
 	}
 	return out
+}
+
+// namesItsJob says whether the lines own say nothing but the job of each
+// of runs: every run's job name holds one of their words of six letters
+// or more.
+func namesItsJob(own string, runs []uint32, jobOf func(uint32) string) bool {
+	var words []string
+	for _, w := range strings.FieldsFunc(own, func(r rune) bool { return r == '"' || r == ' ' || r == '\'' || r == ':' || r == ',' || r == '\n' }) {
+		if len(w) >= 6 && !isPlaceholder(w) {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return false
+	}
+	for _, r := range runs {
+		job := jobOf(r)
+		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(job, w) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // similar reports whether two token strings are within the edit distance

@@ -108,6 +108,9 @@ func commonLines(c *cluster) []commonLine {
 		memberLines = append(memberLines, ls)
 	}
 	for _, l := range strings.Split(lead.text, "\n") {
+		if c.avoid[strings.TrimSpace(l)] {
+			continue // what the modes it was split from share
+		}
 		common := lineTokens(l)
 		cl := commonLine{members: []int{0}}
 		for mi, ls := range memberLines {

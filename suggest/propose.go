@@ -127,7 +127,10 @@ func (c *Collector) Propose(top int) (Result, error) {
 		tp.runs = slices.Compact(tp.runs)
 		tps = append(tps, tp)
 	}
-	clusters := clustered(tps)
+	var clusters []*cluster
+	for _, cl := range clustered(tps) {
+		clusters = append(clusters, splitModes(cl, c.opts.MinRuns, func(r uint32) string { return c.runs[r].Job })...)
+	}
 	res.Clusters = len(clusters)
 
 	type cand struct {
@@ -174,11 +177,17 @@ func (c *Collector) Propose(top int) (Result, error) {
 	// A test's name is a finding of its own only where its messages are
 	// too different to be one: when one cluster of its messages is in
 	// every run the name is, the message says the same and why.
+	// Nor is it when its messages say two things or more, each in enough
+	// runs (an alert that fired, another one): those are the findings,
+	// one proposal each, and "the test failed" would hide which.
 	cands = slices.DeleteFunc(cands, func(cd cand) bool {
 		if !cd.name {
 			return false
 		}
 		for _, m := range cd.c.members {
+			if len(byTest[m.test]) >= 2 {
+				return true
+			}
 			for _, i := range byTest[m.test] {
 				if subset(cd.runs, msgRuns[i]) {
 					return true
