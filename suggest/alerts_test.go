@@ -94,3 +94,43 @@ func TestAlertsTestSplitByAlert(t *testing.T) {
 		}
 	}
 }
+
+// TestFamilyNeverProposed: a pattern that is mostly "anything" between a
+// few words (a family of tests: ^\[sig-.*\].*should support.*) is no
+// finding; one whose members dropped a word or two from a long line (a
+// mode in three wordings) is.
+func TestFamilyNeverProposed(t *testing.T) {
+	toks := func(words ...string) []ctok {
+		var out []ctok
+		for _, w := range words {
+			out = append(out, ctok{text: w, space: true})
+		}
+		return out
+	}
+	// gapped joins parts with a gap before each but the first.
+	gapped := func(parts ...[]string) []ctok {
+		var out []ctok
+		for i, p := range parts {
+			ts := toks(p...)
+			if i > 0 && len(ts) > 0 {
+				ts[0].gap = true
+			}
+			out = append(out, ts...)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name   string
+		line   []ctok
+		family bool
+	}{
+		{"a test-name family", gapped([]string{"[", "sig"}, []string{"]"}, []string{"should", "support"}), true},
+		{"two words either side of a gap", gapped([]string{"unexpected", "error"}, []string{"timed", "out"}), true},
+		{"a mode in three wordings", gapped([]string{"router", "pod", "router-default", "on", "node"}, []string{"lost", "its", "lease"}), false},
+		{"no gap", toks("context", "deadline", "exceeded"), false},
+	} {
+		if got := family(c.line); got != c.family {
+			t.Errorf("%s: family %v, want %v", c.name, got, c.family)
+		}
+	}
+}

@@ -87,6 +87,7 @@ type Proposal struct {
 	rule    classify.Rule
 	score   float64
 	shown   string // the common line, as the title shows it
+	family  bool   // mostly gaps between a few words (family): never proposed
 	// note, when set, says where the texts came from (FromLines), in
 	// place of the counts a proposal from runs has.
 	note string
@@ -97,6 +98,10 @@ func (p Proposal) Rules() classify.Rule { return p.rule }
 
 // Result is what Propose found.
 type Result struct {
+	// Wildcards counts the proposals left out because their pattern is
+	// mostly "anything" (.*) between a few words: families of tests or
+	// messages (^\[sig-.*\].*should support), not findings.
+	Wildcards int
 	Proposals []Proposal
 	Stats     Stats
 	Clusters  int // clusters of templates
@@ -227,6 +232,10 @@ func (c *Collector) Propose(top int) (Result, error) {
 		}
 		if p.Unexplained < c.opts.MinRuns || p.P >= c.opts.Alpha {
 			continue // the rule, as it matches, explains too little
+		}
+		if p.family {
+			res.Wildcards++
+			continue
 		}
 		patterns[p.Pattern] = true
 		runSets[runsKey(p.Runs)] = true
@@ -622,6 +631,7 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 		p.Runs = append(p.Runs, RunRef{Job: r.Job, BuildID: r.BuildID})
 	}
 	slices.SortFunc(p.Runs, func(a, b RunRef) int { return cmp.Or(strings.Compare(a.Job, b.Job), cmp.Compare(a.BuildID, b.BuildID)) })
+	p.family = family(line.toks)
 	shown := display(line.toks)
 	p.shown = shown
 	hash := fnv.New32a()
@@ -646,6 +656,27 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 		p.rule.Match = []classify.Matcher{{Lines: &classify.LinesMatcher{Any: []string{pattern}}}}
 	}
 	return p, true
+}
+
+// familyWords is how many literal words a pattern with a gap (.*) needs
+// in a row somewhere to be a finding rather than a family.
+const familyWords = 3
+
+// family says whether a line's tokens are mostly gaps: it has one at
+// least, and no run of familyWords literal words between them.
+func family(toks []ctok) bool {
+	gaps, run, best := 0, 0, 0
+	for i, t := range toks {
+		if i > 0 && t.gap {
+			gaps++
+			run = 0
+		}
+		if !isPlaceholder(t.text) && isAlnum(t.text[0]) && len(t.text) > 1 {
+			run++
+			best = max(best, run)
+		}
+	}
+	return gaps > 0 && best < familyWords
 }
 
 // matchesLine reports whether re matches a line of text.
