@@ -1,15 +1,14 @@
 package suggest
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/openshift-eng/prowcrawl/internal/testutil"
+)
 
 // goldenCases reads testdata/normalize.txt: "=== name" lines, each followed
 // by its text; lines before the first case are comments.
@@ -34,19 +33,7 @@ func TestNormalizeGolden(t *testing.T) {
 	for i := range names {
 		got.WriteString("=== " + names[i] + "\n" + Normalize(texts[i]) + "\n")
 	}
-	path := filepath.Join("testdata", "normalize.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("Normalize differs from %s (rerun with -update to accept):\n%s", path, got.String())
-	}
+	testutil.Golden(t, "./suggest", "normalize.golden", []byte(got.String()))
 }
 
 // FuzzNormalize: any bytes normalise to bounded text of trimmed lines
