@@ -110,6 +110,7 @@ type Collector struct {
 	seen      int // templates ever created
 	stats     Stats
 	edges     map[string]*tally // the runs of each edge, counted once
+	jobs      map[string]*tally // the runs of each job, counted once
 	// names are the normalised names of tests seen lately: a suite has
 	// thousands of tests, and each fails in many runs.
 	names map[string]string

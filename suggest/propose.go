@@ -86,6 +86,7 @@ type Proposal struct {
 	Runs    []RunRef `json:"runs"`
 	rule    classify.Rule
 	score   float64
+	rank    rank
 	shown   string // the common line, as the title shows it
 	family  bool   // mostly gaps between a few words (family): never proposed
 	// note, when set, says where the texts came from (FromLines), in
@@ -142,6 +143,7 @@ func (c *Collector) Propose(top int) (Result, error) {
 		c     *cluster
 		cnt   Counts
 		score float64
+		rank  rank
 		gen   bool
 		name  bool
 		lead  string
@@ -177,7 +179,7 @@ func (c *Collector) Propose(top int) (Result, error) {
 			continue
 		}
 		score, _ := c.edgeScore(h, cnt)
-		cands = append(cands, cand{cl, cnt, score, c.generic(h.runs), lead.byName, lead.text, h.runs})
+		cands = append(cands, cand{cl, cnt, score, c.rankOf(h, cnt, score), c.generic(h.runs), lead.byName, lead.text, h.runs})
 	}
 	// A test's name is a finding of its own only where its messages are
 	// too different to be one: when one cluster of its messages is in
@@ -203,7 +205,7 @@ func (c *Collector) Propose(top int) (Result, error) {
 	})
 	res.Candidates = len(cands)
 	slices.SortFunc(cands, func(a, b cand) int {
-		return cmp.Or(boolCmp(a.gen, b.gen), cmp.Compare(a.score, b.score),
+		return cmp.Or(boolCmp(a.gen, b.gen), a.rank.compare(b.rank),
 			-cmp.Compare(a.cnt.Unexplained, b.cnt.Unexplained), -cmp.Compare(a.cnt.Failed, b.cnt.Failed),
 			boolCmp(a.name, b.name), strings.Compare(a.lead, b.lead))
 	})
@@ -255,7 +257,7 @@ func (c *Collector) Propose(top int) (Result, error) {
 		}
 	}
 	slices.SortStableFunc(res.Proposals, func(a, b Proposal) int {
-		return cmp.Or(boolCmp(a.Generic, b.Generic), cmp.Compare(a.score, b.score),
+		return cmp.Or(boolCmp(a.Generic, b.Generic), a.rank.compare(b.rank),
 			-cmp.Compare(a.Unexplained, b.Unexplained), -cmp.Compare(a.Failed, b.Failed),
 			boolCmp(a.rule.Match[0].JUnit != nil, b.rule.Match[0].JUnit != nil))
 	})
@@ -487,6 +489,96 @@ func (c *Collector) edgeCounts(h hits, all Counts) []EdgeCounts {
 	return out
 }
 
+// rank orders proposals as a release engineer reads them: a failure
+// concentrated in some jobs or edges and absent from the rest first, by
+// its effect (the share of the scope's failed runs it explains, less its
+// share elsewhere), then one spread over everything; p-values, which
+// underflow for large clusters, only break ties.
+type rank struct {
+	concentrated bool
+	effect       float64
+	score        float64
+}
+
+func (a rank) compare(b rank) int {
+	return cmp.Or(boolCmp(!a.concentrated, !b.concentrated), -cmp.Compare(a.effect, b.effect), cmp.Compare(a.score, b.score))
+}
+
+// jobTotals counts the runs of each job, once.
+func (c *Collector) jobTotals() map[string]*tally {
+	if c.jobs != nil {
+		return c.jobs
+	}
+	c.jobs = make(map[string]*tally)
+	for i := range c.runs {
+		r := &c.runs[i]
+		a := c.jobs[r.Job]
+		if a == nil {
+			a = &tally{}
+			c.jobs[r.Job] = a
+		}
+		a.total(r)
+	}
+	return c.jobs
+}
+
+// rankOf is h's rank: concentrated when the failed runs of some of the
+// jobs it is in show it significantly more often than the other jobs'
+// failed runs (one-sided Fisher exact test, Bonferroni over the jobs), its
+// effect that of the jobs that show it most.
+func (c *Collector) rankOf(h hits, cnt Counts, score float64) rank {
+	// Counted where it is unexplained: in the failed runs no symptom
+	// explains, or in every failed run for a failure no rule names
+	// (open, as Counts counts it).
+	open := cnt.UnexplTotal == cnt.FailedTotal
+	by := make(map[string]int)
+	c.eachHit(h, func(r *Run, o bool) {
+		if r.Failed && (!r.Explained || o) {
+			by[r.Job]++
+		}
+	})
+	totals := c.jobTotals()
+	denom := func(t *tally) int {
+		if open {
+			return t.ft
+		}
+		return t.ut
+	}
+	type js struct {
+		hits, of int
+		rate     float64
+	}
+	var jobs []js
+	for job, n := range by {
+		of := denom(totals[job])
+		jobs = append(jobs, js{n, of, rate(n, of)})
+	}
+	slices.SortFunc(jobs, func(a, b js) int { return cmp.Or(-cmp.Compare(a.rate, b.rate), -cmp.Compare(a.hits, b.hits)) })
+	best := rank{score: score}
+	// The jobs where it is most frequent, one more at a time: the scope
+	// whose excess over the rest is largest.
+	inHits, inOf := 0, 0
+	for _, j := range jobs {
+		inHits += j.hits
+		inOf += j.of
+		outHits, outOf := cnt.Unexplained-inHits, cnt.UnexplTotal-inOf
+		if outOf <= 0 {
+			break
+		}
+		effect := rate(inHits, inOf) - rate(outHits, outOf)
+		if effect <= best.effect {
+			continue
+		}
+		if p := pGreater(inHits, inOf, outHits, outOf) * float64(len(totals)); p < c.opts.Alpha {
+			best.concentrated, best.effect = true, effect
+		}
+	}
+	if !best.concentrated {
+		best.effect = rate(cnt.Unexplained, cnt.UnexplTotal) - rate(cnt.Passed, cnt.PassedTotal)
+	}
+	return best
+}
+
 // edgeScore is the ranking score of h: the smaller of the overall p-value
 // and the best edge's, the latter multiplied by the number of edges it was
 // chosen from (Bonferroni: every edge of the runs), so that a failure
@@ -617,7 +709,7 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 	score, edges := c.edgeScore(h, cnt)
 	p := Proposal{
 		Kind: lead.kind, Pattern: pattern, Files: files, Template: lead.text,
-		Counts: cnt, Edges: edges, Generic: c.generic(runs), score: score,
+		Counts: cnt, Edges: edges, Generic: c.generic(runs), score: score, rank: c.rankOf(h, cnt, score),
 	}
 	for _, ex := range lead.example {
 		p.Examples = append(p.Examples, capText(ex, 1024))
