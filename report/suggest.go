@@ -65,6 +65,10 @@ func suggestTable(w io.Writer, res suggest.Result, width int) error {
 	note(fmt.Sprintf("%d finished runs: %d failed (%d explained by no symptom), %d passed; %d failure texts, %d distinct once normalised, %d clusters.",
 		c.FailedTotal+c.PassedTotal, c.FailedTotal, c.UnexplTotal, c.PassedTotal, res.Stats.Texts, res.Stats.Templates, res.Clusters))
 	note("Counted: every finished run stored, presubmits, infrastructure failures and runs whose upgrade never began included: a proposal reads all failure texts, unlike a rate.")
+	if st := res.Stats; st.Dropped > 0 || st.Merged > 0 {
+		note(fmt.Sprintf("To bound memory (--max-templates): %d rare texts' templates folded into one beginning with the same words, %d left out (%d texts, each seen in fewer than %d runs).",
+			st.Merged, st.Dropped, st.DroppedTexts, st.DroppedBelow))
+	}
 	if res.Wildcards > 0 {
 		note(fmt.Sprintf("Left out: %d whose rule would be a few words joined by .* (a family of tests or messages, not a finding).", res.Wildcards))
 	}

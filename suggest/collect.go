@@ -3,6 +3,7 @@ package suggest
 import (
 	"hash/fnv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/openshift-eng/prowcrawl/classify"
@@ -48,7 +49,8 @@ type Text struct {
 // Options bound and tune a Collector.
 type Options struct {
 	// MaxTemplates bounds the distinct templates kept; past it, the rarest
-	// are dropped. 0 means 200,000.
+	// are folded into one beginning with the same words, or dropped and
+	// counted (Stats). 0 means 200,000.
 	MaxTemplates int
 	// MinRuns is the least number of failed runs without a symptom that a
 	// proposal must explain. 0 means 3, the least hits of a regression.
@@ -123,7 +125,12 @@ const maxNames = 20_000
 type Stats struct {
 	Texts     int // texts added
 	Templates int // distinct templates kept
-	Dropped   int // templates dropped to bound memory
+	// Dropped are the templates left out to bound memory, and their
+	// texts: each seen in fewer runs than DroppedBelow when it was.
+	Dropped, DroppedTexts, DroppedBelow int
+	// Merged are the rare templates folded into one that begins with the
+	// same words (skeleton) instead of being dropped.
+	Merged int
 }
 
 // New returns a Collector for texts of these runs.
@@ -222,17 +229,82 @@ func (c *Collector) put(t Text, byName bool, raw string) *template {
 	return tp
 }
 
-// prune drops the templates seen in the fewest runs until at most three
-// quarters of MaxTemplates are left: a lossy count, which keeps every
-// template that recurs while rare ones come and go.
+// prune bounds the templates to three quarters of MaxTemplates: the rare
+// ones (seen in fewer runs than a floor, raised until enough go) are first
+// folded into one of their kind that begins with the same words
+// (skeleton), so that a mode whose every text is a template of its own
+// (a word the normaliser cannot know differs in each) is kept as one and
+// can still be proposed; only what is still rare is dropped, and counted.
 func (c *Collector) prune() {
 	target := c.opts.MaxTemplates * 3 / 4
 	for floor := 2; len(c.templates) > target; floor++ {
+		heads := make(map[string]*template)
+		for k, tp := range c.templates {
+			if len(tp.runs) >= floor {
+				continue
+			}
+			sk := skeleton(tp)
+			if sk == "" {
+				continue
+			}
+			if h := heads[sk]; h != nil {
+				h.fold(tp)
+				delete(c.templates, k)
+				c.stats.Merged++
+				continue
+			}
+			heads[sk] = tp
+		}
 		for k, tp := range c.templates {
 			if len(tp.runs) < floor {
 				delete(c.templates, k)
 				c.stats.Dropped++
+				c.stats.DroppedTexts += tp.texts
+				c.stats.DroppedBelow = max(c.stats.DroppedBelow, floor)
 			}
+		}
+	}
+}
+
+// skeletonWords is how many of a template's first words its skeleton is.
+const skeletonWords = 6
+
+// skeleton is what rare templates are folded by: the kind, the test, and
+// the first skeletonWords plain words (letters only) of the text's first
+// line; "" when it has fewer.
+func skeleton(tp *template) string {
+	first, _, _ := strings.Cut(tp.text, "\n")
+	var words []string
+	for w := range strings.FieldsSeq(first) {
+		if len(w) >= 2 && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" {
+			words = append(words, w)
+			if len(words) == skeletonWords {
+				return string(tp.kind) + "\x00" + strconv.FormatBool(tp.byName) + "\x00" + tp.test + "\x00" + strings.Join(words, " ")
+			}
+		}
+	}
+	return ""
+}
+
+// fold adds o's runs, texts, examples and files to tp.
+func (tp *template) fold(o *template) {
+	tp.runs = append(tp.runs, o.runs...)
+	slices.Sort(tp.runs)
+	tp.runs = slices.Compact(tp.runs)
+	tp.texts += o.texts
+	for _, ex := range o.example {
+		if len(tp.example) < maxExamples && !slices.Contains(tp.example, ex) {
+			tp.example = append(tp.example, ex)
+		}
+	}
+	for _, f := range o.files {
+		if len(tp.files) < maxFiles && !slices.Contains(tp.files, f) {
+			tp.files = append(tp.files, f)
+		}
+	}
+	for _, m := range o.messages {
+		if len(tp.messages) < maxExamples && !slices.Contains(tp.messages, m) {
+			tp.messages = append(tp.messages, m)
 		}
 	}
 }

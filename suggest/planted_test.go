@@ -308,4 +308,3 @@ func BenchmarkPlantedModes(b *testing.B) {
 		b.ReportMetric(float64(mem.Heap)/(1<<20), "peak-heap-MiB")
 	}
 }
-

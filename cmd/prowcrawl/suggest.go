@@ -45,7 +45,7 @@ func runSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&o.Format, "format", o.Format, "table, yaml (a rules file to edit and pass to reclassify --rules) or json")
 	fs.BoolVar(&o.Wide, "wide", o.Wide, "table: whole titles and each detail on one line, however wide (by default it fits 120 columns, or the terminal's)")
 	fs.IntVar(&o.MinRuns, "min-runs", 3, "the least failed runs no rule explains that a proposal must cover")
-	fs.IntVar(&o.Templates, "max-templates", 200_000, "distinct normalised texts kept in memory at most; past it, the rarest are dropped")
+	fs.IntVar(&o.Templates, "max-templates", 200_000, "distinct normalised texts kept in memory at most; past it, the rarest are folded into one that begins with the same words, or left out and counted")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: prowcrawl suggest [--top N] [--since T] [--until T] [--job REGEX]... [--format table|yaml|json] [--wide] [--db PATH] [--cache DIR] [--rules FILE]\n\n"+
 			"Proposes symptoms for the failures no rule explains: what failed runs share that is rare in passed runs,\n"+

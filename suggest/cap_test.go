@@ -1,0 +1,73 @@
+package suggest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// word is a random word of letters, which no normaliser can tell from a
+// word of the language: the part of a text that makes each one a template
+// of its own.
+func word(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = "aeioubcdfglmnprstv"[r.IntN(18)]
+	}
+	return string(b)
+}
+
+// TestCapKeepsLargestModes: with more distinct templates than the bound,
+// a mode whose every text is a template of its own (it names a member by a
+// word) is still proposed, whole, and the counts say what was left out.
+func TestCapKeepsLargestModes(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 27))
+	var runs []Run
+	var texts []Text
+	want := map[int64]bool{}
+	for i := range 3000 {
+		run := Run{Job: fmt.Sprintf("periodic-ci-openshift-release-master-ci-4.14-e2e-aws-ovn-upgrade-%d", i%20), BuildID: int64(i), Edge: "4.14 micro", Failed: i%5 < 2}
+		runs = append(runs, run)
+		if !run.Failed {
+			continue
+		}
+		// Three one-off failures a run: distinct templates, more than
+		// the bound holds.
+		for range 3 {
+			texts = append(texts, Text{Run: i, Kind: KindLog, File: "artifacts/e2e-aws-ovn-upgrade/openshift-e2e-test/build-log.txt",
+				Text: fmt.Sprintf("%s %s %s failed: %s", word(r, 7), word(r, 6), word(r, 8), word(r, 9))})
+		}
+		if i%20 < 2 && r.IntN(2) == 0 {
+			want[int64(i)] = true
+			texts = append(texts, Text{Run: i, Kind: KindLog, File: "artifacts/e2e-aws-ovn-upgrade/openshift-e2e-test/build-log.txt",
+				Text: "the etcd operator removed member from the quorum while the upgrade rolled out: " + word(r, 10)})
+		}
+	}
+	col := New(runs, Options{MaxTemplates: 1000})
+	for _, tx := range texts {
+		col.Add(tx)
+	}
+	res, err := col.Propose(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Stats
+	if st.Dropped == 0 || st.DroppedTexts == 0 || st.DroppedBelow < 2 || st.Merged == 0 {
+		t.Errorf("stats %+v: want templates dropped, their texts, the floor, and templates merged", st)
+	}
+	found := false
+	for _, p := range res.Proposals {
+		got := map[int64]bool{}
+		for _, ref := range p.Runs {
+			got[ref.BuildID] = true
+		}
+		found = found || reflect.DeepEqual(got, want)
+	}
+	if !found {
+		for _, p := range res.Proposals {
+			t.Logf("%s: %d runs: %s", p.ID, len(p.Runs), p.Pattern)
+		}
+		t.Errorf("no proposal covers the %d runs of the mode whose texts are each a template", len(want))
+	}
+}
