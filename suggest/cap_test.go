@@ -71,3 +71,57 @@ func TestCapKeepsLargestModes(t *testing.T) {
 		t.Errorf("no proposal covers the %d runs of the mode whose texts are each a template", len(want))
 	}
 }
+
+// TestRuleFromTheLineThatTellsApart: a mode whose Ginkgo message begins
+// with the generic line of hundreds of other failures ("Unexpected
+// error:") is proposed by its own line (ImagePullBackOff), whose rule
+// finds its runs and no others, not by the first line, whose rule would
+// find them all.
+func TestRuleFromTheLineThatTellsApart(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 240))
+	var runs []Run
+	var texts []Text
+	want := map[int64]bool{}
+	for i := range 900 {
+		run := Run{Job: fmt.Sprintf("periodic-ci-openshift-release-master-nightly-4.14-e2e-aws-sdn-upgrade-%d", i%10), BuildID: int64(i), Edge: "4.14 micro", Failed: i%3 != 0}
+		runs = append(runs, run)
+		if !run.Failed {
+			continue
+		}
+		head := fmt.Sprintf("fail [k8s.io/kubernetes/test/e2e/framework/pod/pod_client.go:%d]: Unexpected error:\n    <*errors.errorString | 0xc%09x>: \n", 100+r.IntN(20), r.IntN(1<<30))
+		switch {
+		case i%10 == 3 && len(want) < 12:
+			want[int64(i)] = true
+			texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: "[sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]",
+				Text: head + fmt.Sprintf("    pod \"pod-submit-remove-%s\" failed to start: ImagePullBackOff: Back-off pulling image \"registry.k8s.io/e2e-test-images/agnhost:2.43\"\noccurred", k8sName(r, 5))})
+		case r.IntN(2) == 0:
+			// The same head, another failure, in other tests.
+			texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: fmt.Sprintf("[sig-storage] In-tree Volumes [Driver: local] volumes should store data %d", r.IntN(40)),
+				Text: head + fmt.Sprintf("    pod \"pvc-tester-%s\" did not become ready: timed out waiting for the condition\noccurred", k8sName(r, 5))})
+		}
+	}
+	col := New(runs, Options{})
+	for _, tx := range texts {
+		col.Add(tx)
+	}
+	res, err := col.Propose(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range res.Proposals {
+		got := map[int64]bool{}
+		for _, ref := range p.Runs {
+			got[ref.BuildID] = true
+		}
+		if reflect.DeepEqual(got, want) {
+			found = true
+		}
+	}
+	if !found {
+		for _, p := range res.Proposals {
+			t.Logf("%s: %d runs: %s", p.ID, len(p.Runs), p.Pattern)
+		}
+		t.Errorf("no proposal covers exactly the %d ImagePullBackOff runs", len(want))
+	}
+}

@@ -636,31 +636,6 @@ func (c *Collector) generic(runs []uint32) bool {
 // all the templates gathered.
 func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, bool) {
 	lead := cl.members[0]
-	// The first line that the most members share: a message says what
-	// failed first and its details after.
-	toks, ok := bestLine(cl)
-	if !ok {
-		return Proposal{}, false
-	}
-	line := commonLine{toks: toks}
-	xml := lead.kind == KindJUnit && !lead.byName
-	var pattern string
-	var re *regexp.Regexp
-	for _, wide := range []bool{false, true} {
-		pattern = expression(line.toks, xml, wide)
-		if lead.byName {
-			// A name's end is left open: the test's variants
-			// ("... for new connections", a suite's suffix) are one.
-			pattern = "^" + pattern
-		}
-		var err error
-		if re, err = regexp.Compile(pattern); err != nil {
-			return Proposal{}, false
-		}
-		if matchesLine(re, lead.example[0]) {
-			break
-		}
-	}
 	files := []string{JUnitFiles}
 	if lead.kind == KindLog {
 		files = nil
@@ -676,29 +651,35 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 			return Proposal{}, false
 		}
 	}
-	// The runs the rule finds: every template of the same kind with an
-	// example it matches (in a file it reads, for a log line). The longest
-	// word of the line must be in the example first, which most fail.
-	must := ""
-	for _, t := range line.toks {
-		if isAlnum(t.text[0]) && !isPlaceholder(t.text) && len(t.text) > len(must) {
-			must = t.text
+	// The line the rule is made of: of the lines the members share, the
+	// one whose rule finds the fewest runs beyond the cluster's (its
+	// precision on them), the most shared first among equals; a message
+	// says what failed first and its details after, and a generic first
+	// line ("Unexpected error:") would find every run that failed so.
+	var line commonLine
+	var pattern string
+	var found []*template
+	bestPrec := -1.0
+	own := unionRuns(cl.members)
+	for i, toks := range ruleLines(cl) {
+		if i == maxRuleLines {
+			break
+		}
+		pat, f, ok := c.ruleOf(lead, toks, files, all)
+		if !ok || len(f) == 0 {
+			continue
+		}
+		runs := unionRuns(f)
+		prec := float64(intersectCount(own, runs)) / float64(len(runs))
+		if prec > bestPrec+1e-9 {
+			bestPrec, line, pattern, found = prec, commonLine{toks: toks}, pat, f
+		}
+		if prec >= 0.999 {
+			break
 		}
 	}
-	var found []*template
-	for _, tp := range all {
-		if tp.kind != lead.kind || tp.byName != lead.byName {
-			continue
-		}
-		if lead.kind == KindLog && !overlaps(tp.files, files) {
-			continue
-		}
-		for _, ex := range tp.example {
-			if strings.Contains(ex, must) && matchesLine(re, ex) {
-				found = append(found, tp)
-				break
-			}
-		}
+	if bestPrec < 0 {
+		return Proposal{}, false
 	}
 	if len(found) == 0 {
 		return Proposal{}, false
@@ -769,6 +750,92 @@ func family(toks []ctok) bool {
 		}
 	}
 	return gaps > 0 && best < familyWords
+}
+
+// maxRuleLines is how many of a cluster's common lines build tries.
+const maxRuleLines = 4
+
+// ruleLines are the common lines of a cluster a rule can be made of (with
+// enough literal text), the most shared first, in their order within.
+func ruleLines(cl *cluster) [][]ctok {
+	lines := commonLines(cl)
+	var ok []commonLine
+	for _, l := range lines {
+		if l.literal >= minLiteral && words(l.toks) >= minWords {
+			ok = append(ok, l)
+		}
+	}
+	slices.SortStableFunc(ok, func(a, b commonLine) int { return -cmp.Compare(len(a.members), len(b.members)) })
+	out := make([][]ctok, len(ok))
+	for i, l := range ok {
+		out[i] = l.toks
+	}
+	return out
+}
+
+// ruleOf is the pattern of a rule made of the line toks for lead's kind,
+// and the templates of all it finds: every template of the same kind with
+// an example it matches (in a file it reads, for a log line). The longest
+// word of the line must be in the example first, which most fail.
+func (c *Collector) ruleOf(lead *template, toks []ctok, files []string, all []*template) (string, []*template, bool) {
+	xml := lead.kind == KindJUnit && !lead.byName
+	var pattern string
+	var re *regexp.Regexp
+	for _, wide := range []bool{false, true} {
+		pattern = expression(toks, xml, wide)
+		if lead.byName {
+			// A name's end is left open: the test's variants
+			// ("... for new connections", a suite's suffix) are one.
+			pattern = "^" + pattern
+		}
+		var err error
+		if re, err = regexp.Compile(pattern); err != nil {
+			return "", nil, false
+		}
+		if matchesLine(re, lead.example[0]) {
+			break
+		}
+	}
+	must := ""
+	for _, t := range toks {
+		if isAlnum(t.text[0]) && !isPlaceholder(t.text) && len(t.text) > len(must) {
+			must = t.text
+		}
+	}
+	var found []*template
+	for _, tp := range all {
+		if tp.kind != lead.kind || tp.byName != lead.byName {
+			continue
+		}
+		if lead.kind == KindLog && !overlaps(tp.files, files) {
+			continue
+		}
+		for _, ex := range tp.example {
+			if strings.Contains(ex, must) && matchesLine(re, ex) {
+				found = append(found, tp)
+				break
+			}
+		}
+	}
+	return pattern, found, true
+}
+
+// intersectCount counts the runs the sorted a and b share.
+func intersectCount(a, b []uint32) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			n++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return n
 }
 
 // matchesLine reports whether re matches a line of text.
