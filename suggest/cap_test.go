@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -123,5 +124,45 @@ func TestRuleFromTheLineThatTellsApart(t *testing.T) {
 			t.Logf("%s: %d runs: %s", p.ID, len(p.Runs), p.Pattern)
 		}
 		t.Errorf("no proposal covers exactly the %d ImagePullBackOff runs", len(want))
+	}
+}
+
+// TestJobNamingMessageRanksAsSpread: ci-operator's "\"STEP\" test steps
+// failed" is concentrated in one job only because it names that job's
+// step: it ranks below a failure concentrated in a job for a reason.
+func TestJobNamingMessageRanksAsSpread(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 1))
+	steps := []string{"e2e-aws-ovn-upgrade", "e2e-gcp-sdn-upgrade", "e2e-azure-ovn-upgrade", "e2e-metal-ipi-upgrade-ovn-ipv6"}
+	var runs []Run
+	var texts []Text
+	for i := range 400 {
+		step := steps[i%len(steps)]
+		run := Run{Job: "periodic-ci-openshift-release-master-nightly-4.14-" + step, BuildID: int64(i), Edge: "4.14 micro", Failed: r.IntN(10) < 4}
+		runs = append(runs, run)
+		if !run.Failed {
+			continue
+		}
+		texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: "Run multi-stage test test phase", Text: fmt.Sprintf("%q test steps failed", step)})
+		if step == steps[1] && r.IntN(2) == 0 {
+			texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: "[sig-network] services should work after the upgrade",
+				Text: fmt.Sprintf("fail [github.com/openshift/origin/test/extended/networking/services.go:%d]: service e2e-svc-%s lost its endpoints for %ds during the SDN rollout", 80+r.IntN(5), k8sName(r, 5), 5+r.IntN(60))})
+		}
+	}
+	col := New(runs, Options{})
+	for _, tx := range texts {
+		col.Add(tx)
+	}
+	res, err := col.Propose(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Proposals) == 0 {
+		t.Fatal("no proposals")
+	}
+	for i, p := range res.Proposals {
+		t.Logf("%d %s: %d runs", i+1, p.Title, len(p.Runs))
+	}
+	if top := res.Proposals[0]; !strings.Contains(top.Pattern, "lost its endpoints") {
+		t.Errorf("top proposal %q, want the service losing its endpoints: a step's own name is no concentration", top.Title)
 	}
 }

@@ -212,12 +212,15 @@ func clustered(tps []*template) []*cluster {
 }
 
 // namesItsJob says whether the lines own say nothing but the job of each
-// of runs: every run's job name holds one of their words of six letters
-// or more.
+// of runs: every run's job name holds one of their dashed words (a step
+// or target such as e2e-aws-ovn-upgrade) of six letters or more. A plain
+// word ("openshift") is in every job's name and says nothing of this.
 func namesItsJob(own string, runs []uint32, jobOf func(uint32) string) bool {
 	var words []string
-	for _, w := range strings.FieldsFunc(own, func(r rune) bool { return r == '"' || r == ' ' || r == '\'' || r == ':' || r == ',' || r == '\n' }) {
-		if len(w) >= 6 && !isPlaceholder(w) {
+	for _, w := range strings.FieldsFunc(own, func(r rune) bool {
+		return r == '"' || r == ' ' || r == '\'' || r == ':' || r == ',' || r == '\n' || r == '/'
+	}) {
+		if len(w) >= 6 && strings.Contains(strings.Trim(w, "-"), "-") && !strings.Contains(w, "<") {
 			words = append(words, w)
 		}
 	}

@@ -692,6 +692,12 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 		Kind: lead.kind, Pattern: pattern, Files: files, Template: lead.text,
 		Counts: cnt, Edges: edges, Generic: c.generic(runs), score: score, rank: c.rankOf(h, cnt, score),
 	}
+	if p.rank.concentrated && c.namesTheJobs(line.toks, runs) {
+		// Concentrated only because it names its runs' own job or
+		// step (ci-operator's "\"e2e-aws-ovn-upgrade\" test steps
+		// failed"): as spread as the failures it stands for.
+		p.rank = rank{score: score, effect: rate(cnt.Unexplained, cnt.UnexplTotal) - rate(cnt.Passed, cnt.PassedTotal)}
+	}
 	for _, ex := range lead.example {
 		p.Examples = append(p.Examples, capText(ex, 1024))
 	}
@@ -750,6 +756,19 @@ func family(toks []ctok) bool {
 		}
 	}
 	return gaps > 0 && best < familyWords
+}
+
+// namesTheJobs says whether the literal words of a line name the job of
+// each of runs (namesItsJob).
+func (c *Collector) namesTheJobs(toks []ctok, runs []uint32) bool {
+	var b strings.Builder
+	for i, t := range toks {
+		if i > 0 && (t.space || t.gap) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.text)
+	}
+	return namesItsJob(b.String(), runs, func(r uint32) string { return c.runs[r].Job })
 }
 
 // maxRuleLines is how many of a cluster's common lines build tries.
