@@ -329,6 +329,12 @@ func lifecycleWords(regs []db.Regression) []string {
 			}
 			s := fmt.Sprintf("%s: a regression open since the analysis of %s (%s to the newest that found it)", r.Key,
 				from.UTC().Format(time.DateOnly), Days(max(0, int(r.LastSeenAt.Sub(from).Hours()/24))))
+			if !r.FirstRunAt.IsZero() && r.FirstRunAt.Before(from) {
+				// Open since its first run, as the page says, not since
+				// the analysis that found it.
+				s = fmt.Sprintf("%s: a regression open since its first run, %s (%s to the newest analysis that found it; found by the analysis of %s)", r.Key,
+					r.FirstRunAt.UTC().Format(time.DateOnly), Days(max(0, int(r.LastSeenAt.Sub(r.FirstRunAt).Hours()/24))), from.UTC().Format(time.DateOnly))
+			}
 			if r.Reopened > 0 {
 				s += fmt.Sprintf(", reopened %d times", r.Reopened)
 			}
