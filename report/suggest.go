@@ -125,6 +125,26 @@ func suggestTable(w io.Writer, res suggest.Result, width int) error {
 		fmt.Fprintf(w, "\n%d. %s (%s)\n", i+1, safe.Line(p.ID), safe.Line(string(p.Kind)))
 		detail("matches:", safe.Line(p.Pattern))
 		detail("files:", safe.Line(strings.Join(p.Files, " ")))
+		if cz := p.Concentrated; cz != nil {
+			var jobs []string
+			for _, j := range cz.Jobs[:min(len(cz.Jobs), 3)] {
+				if width > 0 {
+					j = strings.TrimPrefix(j, periodicPrefix)
+				}
+				jobs = append(jobs, safe.Line(j))
+			}
+			if len(cz.Jobs) > 3 {
+				jobs = append(jobs, fmt.Sprintf("and %d more", len(cz.Jobs)-3))
+			}
+			their := map[bool]string{true: "their", false: "its"}[len(cz.Jobs) > 1]
+			text := fmt.Sprintf("%s: %d of %s %d failed runs where it is unexplained, against %d of %d elsewhere",
+				strings.Join(jobs, ", "), cz.In, their, cz.InOf, cz.Out, cz.OutOf)
+			if width == 0 {
+				detail("where:", text)
+			} else {
+				fmt.Fprintln(w, wrap(text, "   where:   ", "            ", width))
+			}
+		}
 		var names []string
 		for _, r := range p.Runs[:min(len(p.Runs), suggestRunsShown)] {
 			job := r.Job

@@ -162,7 +162,18 @@ func TestJobNamingMessageRanksAsSpread(t *testing.T) {
 	for i, p := range res.Proposals {
 		t.Logf("%d %s: %d runs", i+1, p.Title, len(p.Runs))
 	}
-	if top := res.Proposals[0]; !strings.Contains(top.Pattern, "lost its endpoints") {
-		t.Errorf("top proposal %q, want the service losing its endpoints: a step's own name is no concentration", top.Title)
+	top := res.Proposals[0]
+	if !strings.Contains(top.Pattern, "lost its endpoints") {
+		t.Fatalf("top proposal %q, want the service losing its endpoints: a step's own name is no concentration", top.Title)
+	}
+	// It says where it is concentrated: the one job, all its runs there.
+	if cz := top.Concentrated; cz == nil || len(cz.Jobs) != 1 || cz.Jobs[0] != "periodic-ci-openshift-release-master-nightly-4.14-"+steps[1] ||
+		cz.In != len(top.Runs) || cz.Out != 0 || cz.InOf <= cz.In || cz.PValue >= 0.05 {
+		t.Errorf("top proposal concentrated %+v, want in the %s job only, %d runs there, none elsewhere", cz, steps[1], len(top.Runs))
+	}
+	for _, p := range res.Proposals[1:] {
+		if p.Concentrated != nil {
+			t.Errorf("%s: concentrated %+v; a step's own name is no concentration", p.Title, p.Concentrated)
+		}
 	}
 }

@@ -79,6 +79,10 @@ type Proposal struct {
 	// first; Edge is that one, when it matters.
 	Edges []EdgeCounts `json:"edges"`
 	Edge  string       `json:"edge,omitempty"`
+	// Concentrated says where it is concentrated, when it is: the jobs
+	// whose failed runs show it significantly more often than the other
+	// jobs' (what ranks it first), with those runs.
+	Concentrated *Concentration `json:"concentrated,omitempty"`
 	// Generic: it comes with nearly every failure of its jobs on several
 	// edges, so it says that a run failed, not why (a step's wrapper
 	// message). Generic proposals are ranked last.
@@ -92,6 +96,19 @@ type Proposal struct {
 	// note, when set, says where the texts came from (FromLines), in
 	// place of the counts a proposal from runs has.
 	note string
+}
+
+// Concentration is the jobs a proposal is concentrated in: of their
+// failed runs where it is unexplained, how many show it (In of InOf),
+// against the other jobs' (Out of OutOf).
+type Concentration struct {
+	Jobs   []string `json:"jobs"`
+	In     int      `json:"runs_in"`
+	InOf   int      `json:"runs_in_of"`
+	Out    int      `json:"runs_out"`
+	OutOf  int      `json:"runs_out_of"`
+	Effect float64  `json:"effect"`
+	PValue float64  `json:"p_value"`
 }
 
 // Rules returns the proposal as a classify rule.
@@ -179,7 +196,11 @@ func (c *Collector) Propose(top int) (Result, error) {
 			continue
 		}
 		score, _ := c.edgeScore(h, cnt)
-		cands = append(cands, cand{cl, cnt, score, c.rankOf(h, cnt, score), c.generic(h.runs), lead.byName, lead.text, h.runs})
+		rk := c.rankOf(h, cnt, score)
+		if rk.concentrated && namesItsJob(lead.text, h.runs, func(r uint32) string { return c.runs[r].Job }) {
+			rk = spread(cnt, score) // as build will find it: see there
+		}
+		cands = append(cands, cand{cl, cnt, score, rk, c.generic(h.runs), lead.byName, lead.text, h.runs})
 	}
 	// A test's name is a finding of its own only where its messages are
 	// too different to be one: when one cluster of its messages is in
@@ -498,6 +519,7 @@ type rank struct {
 	concentrated bool
 	effect       float64
 	score        float64
+	where        *Concentration // when concentrated
 }
 
 func (a rank) compare(b rank) int {
@@ -545,20 +567,23 @@ func (c *Collector) rankOf(h hits, cnt Counts, score float64) rank {
 		return t.ut
 	}
 	type js struct {
+		job      string
 		hits, of int
 		rate     float64
 	}
 	var jobs []js
 	for job, n := range by {
 		of := denom(totals[job])
-		jobs = append(jobs, js{n, of, rate(n, of)})
+		jobs = append(jobs, js{job, n, of, rate(n, of)})
 	}
-	slices.SortFunc(jobs, func(a, b js) int { return cmp.Or(-cmp.Compare(a.rate, b.rate), -cmp.Compare(a.hits, b.hits)) })
+	slices.SortFunc(jobs, func(a, b js) int {
+		return cmp.Or(-cmp.Compare(a.rate, b.rate), -cmp.Compare(a.hits, b.hits), strings.Compare(a.job, b.job))
+	})
 	best := rank{score: score}
 	// The jobs where it is most frequent, one more at a time: the scope
 	// whose excess over the rest is largest.
 	inHits, inOf := 0, 0
-	for _, j := range jobs {
+	for k, j := range jobs {
 		inHits += j.hits
 		inOf += j.of
 		outHits, outOf := cnt.Unexplained-inHits, cnt.UnexplTotal-inOf
@@ -571,12 +596,24 @@ func (c *Collector) rankOf(h hits, cnt Counts, score float64) rank {
 		}
 		if p := pGreater(inHits, inOf, outHits, outOf) * float64(len(totals)); p < c.opts.Alpha {
 			best.concentrated, best.effect = true, effect
+			where := &Concentration{In: inHits, InOf: inOf, Out: outHits, OutOf: outOf, Effect: effect, PValue: min(p, 1)}
+			for _, j := range jobs[:k+1] {
+				where.Jobs = append(where.Jobs, j.job)
+			}
+			best.where = where
 		}
 	}
 	if !best.concentrated {
-		best.effect = rate(cnt.Unexplained, cnt.UnexplTotal) - rate(cnt.Passed, cnt.PassedTotal)
+		return spread(cnt, score)
 	}
 	return best
+}
+
+// spread is the rank of a failure concentrated nowhere: its effect the
+// share of the unexplained failed runs it is in, less its share of the
+// passed runs.
+func spread(cnt Counts, score float64) rank {
+	return rank{score: score, effect: rate(cnt.Unexplained, cnt.UnexplTotal) - rate(cnt.Passed, cnt.PassedTotal)}
 }
 
 // edgeScore is the ranking score of h: the smaller of the overall p-value
@@ -692,11 +729,14 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 		Kind: lead.kind, Pattern: pattern, Files: files, Template: lead.text,
 		Counts: cnt, Edges: edges, Generic: c.generic(runs), score: score, rank: c.rankOf(h, cnt, score),
 	}
+	if p.rank.concentrated && !p.Generic && !c.namesTheJobs(line.toks, runs) {
+		p.Concentrated = p.rank.where
+	}
 	if p.rank.concentrated && c.namesTheJobs(line.toks, runs) {
 		// Concentrated only because it names its runs' own job or
 		// step (ci-operator's "\"e2e-aws-ovn-upgrade\" test steps
 		// failed"): as spread as the failures it stands for.
-		p.rank = rank{score: score, effect: rate(cnt.Unexplained, cnt.UnexplTotal) - rate(cnt.Passed, cnt.PassedTotal)}
+		p.rank = spread(cnt, score)
 	}
 	for _, ex := range lead.example {
 		p.Examples = append(p.Examples, capText(ex, 1024))
