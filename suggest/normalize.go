@@ -25,7 +25,7 @@ const (
 // rule: wide enough for every value the normaliser replaces with it.
 var placeholderRE = map[string]string{
 	phNum:  `[0-9]+`,
-	phIP:   `[0-9a-fA-F:.]+`,
+	phIP:   `\[?[0-9a-fA-F:.]+\]?`, // an IPv6 address may be bracketed before a port
 	phHex:  `(?:0x)?[0-9a-fA-F]+`,
 	phUUID: `[0-9a-fA-F-]{36}`,
 	phTime: `[0-9][-0-9:.TZ+]*(?: [0-9][-0-9:.TZ+]*)?`,
@@ -184,6 +184,12 @@ func (n *normalizer) token(s string, i int) int {
 		return k + n.port(rest[k:])
 	}
 	if k := ipv6Len(rest); k > 0 {
+		if len(n.out) > 0 && n.out[len(n.out)-1] == '[' && k < len(rest) && rest[k] == ']' {
+			// [fd01::1]:6443 reads as 10.0.0.1:6443 does: one template
+			// for both families of one failure.
+			n.out = append(n.out[:len(n.out)-1], phIP...)
+			return k + 1 + n.port(rest[k+1:])
+		}
 		n.out = append(n.out, phIP...)
 		return k
 	}
