@@ -460,23 +460,29 @@ func pGreater(f, ft, p, pt int) float64 {
 
 // edgeTotals counts the runs of each edge, once.
 func (c *Collector) edgeTotals() map[string]*tally {
-	if c.edges != nil {
-		return c.edges
+	if c.edges == nil {
+		c.edges = c.totalsBy(func(r *Run) string { return r.Edge })
 	}
-	c.edges = make(map[string]*tally)
+	return c.edges
+}
+
+// totalsBy counts the runs by key (a run whose key is empty is left out).
+func (c *Collector) totalsBy(key func(*Run) string) map[string]*tally {
+	out := make(map[string]*tally)
 	for i := range c.runs {
 		r := &c.runs[i]
-		if r.Edge == "" {
+		k := key(r)
+		if k == "" {
 			continue
 		}
-		a := c.edges[r.Edge]
+		a := out[k]
 		if a == nil {
 			a = &tally{}
-			c.edges[r.Edge] = a
+			out[k] = a
 		}
 		a.total(r)
 	}
-	return c.edges
+	return out
 }
 
 // edgeCounts are the counts per edge of h, the most over-represented
@@ -528,18 +534,8 @@ func (a rank) compare(b rank) int {
 
 // jobTotals counts the runs of each job, once.
 func (c *Collector) jobTotals() map[string]*tally {
-	if c.jobs != nil {
-		return c.jobs
-	}
-	c.jobs = make(map[string]*tally)
-	for i := range c.runs {
-		r := &c.runs[i]
-		a := c.jobs[r.Job]
-		if a == nil {
-			a = &tally{}
-			c.jobs[r.Job] = a
-		}
-		a.total(r)
+	if c.jobs == nil {
+		c.jobs = c.totalsBy(func(r *Run) string { return r.Job })
 	}
 	return c.jobs
 }
