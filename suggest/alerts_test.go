@@ -3,7 +3,6 @@ package suggest
 import (
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 )
 
@@ -59,17 +58,8 @@ func TestAlertsTestSplitByAlert(t *testing.T) {
 			texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: alertsTest, Text: alertMessage(r, bg[0], bg[1])})
 		}
 	}
-	col := New(runs, Options{})
-	for _, tx := range texts {
-		col.Add(tx)
-	}
-	res, err := col.Propose(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, pr := range res.Proposals {
-		t.Logf("%s: %d runs: %s", pr.ID, len(pr.Runs), pr.Pattern)
-	}
+	res := propose(t, runs, texts, Options{}, 0)
+	logProposals(t, res)
 	// Nor a rule of what every alert's failure says: it would be the
 	// test failing, whichever alert fired.
 	for _, pr := range res.Proposals {
@@ -78,18 +68,7 @@ func TestAlertsTestSplitByAlert(t *testing.T) {
 		}
 	}
 	for m, p := range planted {
-		found := false
-		for _, pr := range res.Proposals {
-			got := map[int64]bool{}
-			for _, ref := range pr.Runs {
-				got[ref.BuildID] = true
-			}
-			found = found || reflect.DeepEqual(got, want[m])
-		}
-		if !found {
-			for _, pr := range res.Proposals {
-				t.Logf("%s: %d runs: %s", pr.ID, len(pr.Runs), pr.Pattern)
-			}
+		if !coversExactly(res, want[m]) {
 			t.Errorf("no proposal covers exactly the %d runs where %s failed the Alerts test", len(want[m]), p.alert)
 		}
 	}

@@ -3,7 +3,6 @@ package suggest
 import (
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -45,30 +44,13 @@ func TestCapKeepsLargestModes(t *testing.T) {
 				Text: "the etcd operator removed member from the quorum while the upgrade rolled out: " + word(r, 10)})
 		}
 	}
-	col := New(runs, Options{MaxTemplates: 1000})
-	for _, tx := range texts {
-		col.Add(tx)
-	}
-	res, err := col.Propose(20)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := propose(t, runs, texts, Options{MaxTemplates: 1000}, 20)
 	st := res.Stats
 	if st.Dropped == 0 || st.DroppedTexts == 0 || st.DroppedBelow < 2 || st.Merged == 0 {
 		t.Errorf("stats %+v: want templates dropped, their texts, the floor, and templates merged", st)
 	}
-	found := false
-	for _, p := range res.Proposals {
-		got := map[int64]bool{}
-		for _, ref := range p.Runs {
-			got[ref.BuildID] = true
-		}
-		found = found || reflect.DeepEqual(got, want)
-	}
-	if !found {
-		for _, p := range res.Proposals {
-			t.Logf("%s: %d runs: %s", p.ID, len(p.Runs), p.Pattern)
-		}
+	if !coversExactly(res, want) {
+		logProposals(t, res)
 		t.Errorf("no proposal covers the %d runs of the mode whose texts are each a template", len(want))
 	}
 }
@@ -101,28 +83,8 @@ func TestRuleFromTheLineThatTellsApart(t *testing.T) {
 				Text: head + fmt.Sprintf("    pod \"pvc-tester-%s\" did not become ready: timed out waiting for the condition\noccurred", k8sName(r, 5))})
 		}
 	}
-	col := New(runs, Options{})
-	for _, tx := range texts {
-		col.Add(tx)
-	}
-	res, err := col.Propose(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, p := range res.Proposals {
-		got := map[int64]bool{}
-		for _, ref := range p.Runs {
-			got[ref.BuildID] = true
-		}
-		if reflect.DeepEqual(got, want) {
-			found = true
-		}
-	}
-	if !found {
-		for _, p := range res.Proposals {
-			t.Logf("%s: %d runs: %s", p.ID, len(p.Runs), p.Pattern)
-		}
+	if res := propose(t, runs, texts, Options{}, 0); !coversExactly(res, want) {
+		logProposals(t, res)
 		t.Errorf("no proposal covers exactly the %d ImagePullBackOff runs", len(want))
 	}
 }
@@ -148,14 +110,7 @@ func TestJobNamingMessageRanksAsSpread(t *testing.T) {
 				Text: fmt.Sprintf("fail [github.com/openshift/origin/test/extended/networking/services.go:%d]: service e2e-svc-%s lost its endpoints for %ds during the SDN rollout", 80+r.IntN(5), k8sName(r, 5), 5+r.IntN(60))})
 		}
 	}
-	col := New(runs, Options{})
-	for _, tx := range texts {
-		col.Add(tx)
-	}
-	res, err := col.Propose(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := propose(t, runs, texts, Options{}, 0)
 	if len(res.Proposals) == 0 {
 		t.Fatal("no proposals")
 	}
