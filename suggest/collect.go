@@ -190,15 +190,7 @@ func (c *Collector) Add(t Text) {
 // put adds the normalised text in c.norm of t, raw as it was, to its
 // template.
 func (c *Collector) put(t Text, byName bool, raw string) *template {
-	h := fnv.New64a()
-	h.Write([]byte(t.Kind))
-	if byName {
-		h.Write([]byte{1})
-	} else {
-		h.Write([]byte{0})
-	}
-	h.Write(c.norm.out)
-	key := h.Sum64()
+	key := templateKey(t.Kind, byName, c.norm.out)
 	tp := c.templates[key]
 	if tp == nil {
 		tp = &template{kind: t.Kind, text: string(c.norm.out), byName: byName, order: c.seen}
@@ -227,6 +219,20 @@ func (c *Collector) put(t Text, byName bool, raw string) *template {
 		}
 	}
 	return tp
+}
+
+// templateKey is the key of a template: its kind, whether it is a test's
+// name, and its normalised text.
+func templateKey(kind Kind, byName bool, norm []byte) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(kind))
+	if byName {
+		h.Write([]byte{1})
+	} else {
+		h.Write([]byte{0})
+	}
+	h.Write(norm)
+	return h.Sum64()
 }
 
 // prune bounds the templates to three quarters of MaxTemplates: the rare
