@@ -37,6 +37,10 @@ var benchWords = strings.Fields(`network storage apps node auth etcd apiserver r
 type benchCorpus struct {
 	r        *rand.Rand
 	failures []func(r *rand.Rand) string
+	// same is, for each kind, the first kind that reads the same but for
+	// its numbers and generated names: two kinds may draw the same shape
+	// and words, and no reader can tell them apart.
+	same []int
 }
 
 func newBenchCorpus(seed uint64, kinds int) *benchCorpus {
@@ -75,14 +79,23 @@ func newBenchCorpus(seed uint64, kinds int) *benchCorpus {
 			return fmt.Sprintf(shape, args...)
 		})
 	}
+	first := make(map[string]int)
+	for k, f := range c.failures {
+		// The same draws for every kind: what differs is its words.
+		fp := f(rand.New(rand.NewPCG(0, 0)))
+		if _, ok := first[fp]; !ok {
+			first[fp] = k
+		}
+		c.same = append(c.same, first[fp])
+	}
 	return c
 }
 
-// text returns the next failure text: a Zipf-distributed failure kind,
-// or a one-off.
+// text returns the next failure text and its kind: a Zipf-distributed
+// failure kind, or a one-off (a kind past the failures').
 func (c *benchCorpus) text(z *rand.Zipf) (string, int) {
 	if c.r.IntN(20) == 0 {
-		return fmt.Sprintf("one-off failure %s %s %s", k8sName(c.r, 8), benchWords[c.r.IntN(len(benchWords))], strconv.Itoa(c.r.IntN(1e6))), c.r.IntN(1e6)
+		return fmt.Sprintf("one-off failure %s %s %s", k8sName(c.r, 8), benchWords[c.r.IntN(len(benchWords))], strconv.Itoa(c.r.IntN(1e6))), len(c.failures) + c.r.IntN(1e6)
 	}
 	k := int(z.Uint64())
 	return c.failures[k](c.r), k

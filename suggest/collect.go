@@ -97,6 +97,7 @@ type template struct {
 	runs    []uint32 // the runs it was found in, each once
 	texts   int      // how many texts
 	order   int      // when it was first seen
+	cluster int32    // the cluster it is in, from 1, once Propose clustered
 	example []string // raw texts
 	// messages are failure messages of the test a name template names.
 	messages []string

@@ -155,6 +155,11 @@ func (c *Collector) Propose(top int) (Result, error) {
 		clusters = append(clusters, splitModes(cl, c.opts.MinRuns, func(r uint32) string { return c.runs[r].Job })...)
 	}
 	res.Clusters = len(clusters)
+	for i, cl := range clusters {
+		for _, m := range cl.members {
+			m.cluster = int32(i + 1)
+		}
+	}
 
 	type cand struct {
 		c     *cluster
