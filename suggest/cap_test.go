@@ -90,8 +90,9 @@ func TestRuleFromTheLineThatTellsApart(t *testing.T) {
 }
 
 // TestJobNamingMessageRanksAsSpread: ci-operator's "\"STEP\" test steps
-// failed" is concentrated in one job only because it names that job's
-// step: it ranks below a failure concentrated in a job for a reason.
+// failed", and its "could not watch pod" of a step's pod (TARGET-STEP),
+// are concentrated in one job only because they name that job's step:
+// they rank below a failure concentrated in a job for a reason.
 func TestJobNamingMessageRanksAsSpread(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 1))
 	steps := []string{"e2e-aws-ovn-upgrade", "e2e-gcp-sdn-upgrade", "e2e-azure-ovn-upgrade", "e2e-metal-ipi-upgrade-ovn-ipv6"}
@@ -105,6 +106,12 @@ func TestJobNamingMessageRanksAsSpread(t *testing.T) {
 			continue
 		}
 		texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: "Run multi-stage test test phase", Text: fmt.Sprintf("%q test steps failed", step)})
+		if step == steps[1] && r.IntN(4) != 0 {
+			// Its step's pod, named after the job's target, failed in
+			// most failed runs of that job alone.
+			texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: "Run multi-stage test " + step + " - " + step + "-openshift-e2e-test container test",
+				Text: fmt.Sprintf("could not watch pod: the pod ci-op-%s/%s-openshift-e2e-test failed after 1h%dm%ds (failed containers: test): ContainerFailed one or more containers exited", k8sName(r, 8), step, r.IntN(60), r.IntN(60))})
+		}
 		if step == steps[1] && r.IntN(2) == 0 {
 			texts = append(texts, Text{Run: i, Kind: KindJUnit, Test: "[sig-network] services should work after the upgrade",
 				Text: fmt.Sprintf("fail [github.com/openshift/origin/test/extended/networking/services.go:%d]: service e2e-svc-%s lost its endpoints for %ds during the SDN rollout", 80+r.IntN(5), k8sName(r, 5), 5+r.IntN(60))})

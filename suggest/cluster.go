@@ -133,7 +133,7 @@ func splitModes(cl *cluster, minRuns int, jobOf func(run uint32) string) []*clus
 // down, joins the first cluster whose leader is a near duplicate of it, or
 // leads a new one. The order is total (runs, texts, text, first seen), so
 // the same templates always give the same clusters.
-func clustered(tps []*template) []*cluster {
+func clustered(tps []*template) ([]*cluster, vocabulary) {
 	slices.SortFunc(tps, func(a, b *template) int {
 		return cmp.Or(
 			-cmp.Compare(len(a.runs), len(b.runs)),
@@ -143,6 +143,25 @@ func clustered(tps []*template) []*cluster {
 			cmp.Compare(a.order, b.order))
 	})
 	intern := make(map[string]rune)
+	// Each template's tokens, and how many templates each word is in:
+	// a word many messages hold is vocabulary (a namespace, a component),
+	// one that a single message holds is most likely a name the
+	// normaliser did not know.
+	encs := make([]string, len(tps))
+	df := make(map[rune]int32)
+	last := make(map[rune]int) // the template a word was last counted for, from 1
+	var toks []string
+	for i, tp := range tps {
+		toks = tokenize(tp.text, toks[:0])
+		encs[i] = encode(toks, intern)
+		for _, t := range toks[:min(len(toks), maxTokens)] {
+			if r := intern[t]; slotWord(t) && last[r] != i+1 {
+				last[r] = i + 1
+				df[r]++
+			}
+		}
+	}
+	var dp slotDP
 	type leader struct {
 		c      *cluster
 		sig    [sigLen]uint64
@@ -151,10 +170,8 @@ func clustered(tps []*template) []*cluster {
 	var leaders []*leader
 	buckets := make(map[uint64][]int32)
 	var out []*cluster
-	var toks []string
-	for _, tp := range tps {
-		toks = tokenize(tp.text, toks[:0])
-		enc := encode(toks, intern)
+	for i, tp := range tps {
+		enc := encs[i]
 		sig := signature(enc)
 		keys := bandKeys(&sig, tp.kind, tp.byName)
 		// Candidates: the leaders sharing a band, best estimate first.
@@ -192,7 +209,7 @@ func clustered(tps []*template) []*cluster {
 			if i == maxChecks {
 				break
 			}
-			if similar(enc, leaders[s.li].tokens) {
+			if similar(enc, leaders[s.li].tokens) && !dp.slotDiffers(enc, leaders[s.li].tokens, df) {
 				leaders[s.li].c.members = append(leaders[s.li].c.members, tp)
 				joined = true
 				break
@@ -208,12 +225,19 @@ func clustered(tps []*template) []*cluster {
 			buckets[k] = append(buckets[k], int32(len(leaders)-1))
 		}
 	}
-	return out
+	vocab := make(vocabulary, len(df))
+	for t, r := range intern {
+		if n := df[r]; n > 0 {
+			vocab[t] = n
+		}
+	}
+	return out, vocab
 }
 
 // namesItsJob says whether the lines own say nothing but the job of each
 // of runs: every run's job name holds one of their dashed words (a step
-// or target such as e2e-aws-ovn-upgrade) of six letters or more. A plain
+// or target such as e2e-aws-ovn-upgrade) of six letters or more, or one
+// names a step of the job (stepOf). A plain
 // word ("openshift") is in every job's name and says nothing of this.
 func namesItsJob(own string, runs []uint32, jobOf func(uint32) string) bool {
 	var words []string
@@ -229,11 +253,27 @@ func namesItsJob(own string, runs []uint32, jobOf func(uint32) string) bool {
 	}
 	for _, r := range runs {
 		job := jobOf(r)
-		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(job, w) }) {
+		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(job, w) || stepOf(job, w) }) {
 			return false
 		}
 	}
 	return true
+}
+
+// stepOf says whether w is the name of a step's pod of job, as ci-operator
+// names them: the job's target, with which its name ends, a dash and the
+// step ("e2e-aws-ovn-upgrade-openshift-e2e-test" in a run of
+// "...-e2e-aws-ovn-upgrade").
+func stepOf(job, w string) bool {
+	for k := range len(w) {
+		if w[k] != '-' {
+			continue
+		}
+		if p := w[:k]; len(p) >= 6 && strings.Contains(p, "-") && strings.HasSuffix(job, "-"+p) {
+			return true
+		}
+	}
+	return false
 }
 
 // similar reports whether two token strings are within the edit distance
@@ -376,4 +416,99 @@ func bandKeys(sig *[sigLen]uint64, kind Kind, byName bool) [bands]uint64 {
 		keys[b] = x
 	}
 	return keys
+}
+
+// vocabulary is how many templates each word (slotWord) is in.
+type vocabulary map[string]int32
+
+// slotWords is how many templates a word must be in to be vocabulary, and
+// slotLetters how long it must be.
+const (
+	slotWords   = 3
+	slotLetters = 3
+)
+
+// slotWord says whether a token can fill a slot of a message: a word of
+// slotLetters characters or more that begins with a letter (a number, a
+// port or a count, is a detail of one failure), not a placeholder.
+func slotWord(t string) bool {
+	if len(t) < slotLetters || isPlaceholder(t) || !(t[0] >= 'a' && t[0] <= 'z' || t[0] >= 'A' && t[0] <= 'Z') {
+		return false
+	}
+	for i := range len(t) {
+		if !isAlnum(t[i]) && t[i] != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// slotDP is the edit-distance table slotDiffers fills, kept between calls.
+type slotDP struct{ d []uint16 }
+
+// slotDiffers says whether two token strings are two messages of one shape
+// with other words in a slot: an alignment of least edits that substitutes
+// one vocabulary word for another between tokens both keep ("openshift-
+// etcd" and "openshift-dns", "e2e/network/" and "e2e/storage/"). Those are
+// two failures. A phrase added or dropped, or words that only one message
+// has (a name the normaliser did not know), are one failure written two
+// ways.
+func (dp *slotDP) slotDiffers(a, b string, df map[rune]int32) bool {
+	ra, rb := []rune(a), []rune(b)
+	n, m := len(ra), len(rb)
+	w := m + 1
+	if cap(dp.d) < (n+1)*w {
+		dp.d = make([]uint16, (n+1)*w)
+	}
+	d := dp.d[:(n+1)*w]
+	for j := 0; j <= m; j++ {
+		d[j] = uint16(j)
+	}
+	for i := 1; i <= n; i++ {
+		d[i*w] = uint16(i)
+		for j := 1; j <= m; j++ {
+			sub := d[(i-1)*w+j-1]
+			if ra[i-1] != rb[j-1] {
+				sub++
+			}
+			d[i*w+j] = min(sub, d[(i-1)*w+j]+1, d[i*w+j-1]+1)
+		}
+	}
+	// Back from the end: the ops of one least alignment, matches
+	// preferred, then substitutions.
+	const (
+		match = iota
+		subst
+		indel
+	)
+	type op struct {
+		kind int
+		a, b rune
+	}
+	var ops []op
+	for i, j := n, m; i > 0 || j > 0; {
+		switch {
+		case i > 0 && j > 0 && ra[i-1] == rb[j-1] && d[i*w+j] == d[(i-1)*w+j-1]:
+			ops = append(ops, op{match, ra[i-1], rb[j-1]})
+			i, j = i-1, j-1
+		case i > 0 && j > 0 && d[i*w+j] == d[(i-1)*w+j-1]+1:
+			ops = append(ops, op{subst, ra[i-1], rb[j-1]})
+			i, j = i-1, j-1
+		case i > 0 && d[i*w+j] == d[(i-1)*w+j]+1:
+			ops = append(ops, op{indel, ra[i-1], 0})
+			i--
+		default:
+			ops = append(ops, op{indel, 0, rb[j-1]})
+			j--
+		}
+	}
+	for k, o := range ops {
+		if o.kind != subst || df[o.a] < slotWords || df[o.b] < slotWords {
+			continue
+		}
+		if (k == 0 || ops[k-1].kind == match) && (k == len(ops)-1 || ops[k+1].kind == match) {
+			return true
+		}
+	}
+	return false
 }

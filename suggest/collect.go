@@ -117,6 +117,8 @@ type Collector struct {
 	// names are the normalised names of tests seen lately: a suite has
 	// thousands of tests, and each fails in many runs.
 	names map[string]string
+	// vocab is how many templates each word is in, once Propose clustered.
+	vocab vocabulary
 }
 
 // maxNames bounds the normalised test names kept.

@@ -43,7 +43,8 @@ func FromLines(lines, files []string, note string) []Proposal {
 	}
 	var out []Proposal
 	ids := make(map[string]bool)
-	for _, cl := range clustered(tps) {
+	clusters, _ := clustered(tps)
+	for _, cl := range clusters {
 		for _, group := range splitUnmatched(cl) {
 			p, ok := fromCluster(group, files, note)
 			if !ok {

@@ -151,7 +151,9 @@ func (c *Collector) Propose(top int) (Result, error) {
 		tps = append(tps, tp)
 	}
 	var clusters []*cluster
-	for _, cl := range clustered(tps) {
+	found, vocab := clustered(tps)
+	c.vocab = vocab
+	for _, cl := range found {
 		clusters = append(clusters, splitModes(cl, c.opts.MinRuns, func(r uint32) string { return c.runs[r].Job })...)
 	}
 	res.Clusters = len(clusters)
@@ -699,7 +701,7 @@ func (c *Collector) build(cl *cluster, all []*template, tot Counts) (Proposal, b
 	var found []*template
 	bestPrec := -1.0
 	own := unionRuns(cl.members)
-	for i, toks := range ruleLines(cl) {
+	for i, toks := range ruleLines(cl, c.vocab) {
 		if i == maxRuleLines {
 			break
 		}
@@ -816,16 +818,32 @@ func (c *Collector) namesTheJobs(toks []ctok, runs []uint32) bool {
 const maxRuleLines = 4
 
 // ruleLines are the common lines of a cluster a rule can be made of (with
-// enough literal text), the most shared first, in their order within.
-func ruleLines(cl *cluster) [][]ctok {
+// enough literal text), the most shared first and, among those, the one
+// whose rarest word the fewest templates hold (vocab): the line that tells
+// the cluster from the rest ("alertname": "KubeAPIErrorBudgetBurn") before
+// the lines every failure of its kind has (promQL query returned
+// unexpected results); in their order within among equals.
+func ruleLines(cl *cluster, vocab vocabulary) [][]ctok {
 	lines := commonLines(cl)
-	var ok []commonLine
+	type line struct {
+		commonLine
+		rarest int32
+	}
+	var ok []line
 	for _, l := range lines {
 		if l.literal >= minLiteral && words(l.toks) >= minWords {
-			ok = append(ok, l)
+			r := int32(math.MaxInt32)
+			for _, t := range l.toks {
+				if n, found := vocab[t.text]; found && slotWord(t.text) {
+					r = min(r, n)
+				}
+			}
+			ok = append(ok, line{l, r})
 		}
 	}
-	slices.SortStableFunc(ok, func(a, b commonLine) int { return -cmp.Compare(len(a.members), len(b.members)) })
+	slices.SortStableFunc(ok, func(a, b line) int {
+		return cmp.Or(-cmp.Compare(len(a.members), len(b.members)), cmp.Compare(a.rarest, b.rarest))
+	})
 	out := make([][]ctok, len(ok))
 	for i, l := range ok {
 		out[i] = l.toks
