@@ -641,25 +641,23 @@ func (c *Collector) generic(runs []uint32) bool {
 	type share struct{ hits, failed int }
 	jobs := make(map[string]*share)
 	edges := make(map[string]bool)
+	totals := c.jobTotals()
+	failed := 0
 	for _, ri := range runs {
 		r := &c.runs[ri]
-		if jobs[r.Job] == nil {
-			jobs[r.Job] = &share{}
+		s := jobs[r.Job]
+		if s == nil {
+			s = &share{failed: totals[r.Job].ft}
+			jobs[r.Job] = s
+			failed += s.failed
 		}
 		edges[r.Edge] = true
 		if r.Failed {
-			jobs[r.Job].hits++
+			s.hits++
 		}
 	}
 	if len(jobs) < 2 && len(edges) < 2 {
 		return false
-	}
-	failed := 0
-	for i := range c.runs {
-		if r := &c.runs[i]; r.Failed && jobs[r.Job] != nil {
-			jobs[r.Job].failed++
-			failed++
-		}
 	}
 	if failed < 10 {
 		return false
