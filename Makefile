@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build test test-full lint check demo bench bench-engine fuzz fuzz-short deps testdata schema clean
+.PHONY: build test test-full lint check demo bench bench-engine bench-suggest fuzz fuzz-short deps testdata schema clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/prowcrawl
@@ -58,6 +58,12 @@ demo: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(MAKE) bench-engine
+
+## bench-suggest: suggest on planted failure modes at 10k, 100k and 1M
+## texts, one table beside triage's published figures (.ci/bench-suggest;
+## about 2 minutes; BENCH_SIZES picks the sizes).
+bench-suggest:
+	./.ci/bench-suggest
 
 ## bench-engine: prowcrawl classify, rg and GNU grep on the same generated
 ## logs, one core each, median of three runs (.ci/bench-engine).

@@ -283,6 +283,23 @@ func (pr plantedRun) log(t testing.TB) {
 	}
 }
 
+// row is the run as a row of the table .ci/bench-suggest prints: texts,
+// modes recovered whole in the first 50 proposals and their ranks, B-cubed
+// precision and recall, time and peak heap.
+func (pr plantedRun) row() string {
+	lo, hi := 0, 0
+	for _, s := range pr.scores {
+		if s.rank > 0 && s.rank <= 50 && s.precision >= 0.9 && s.recall >= 0.9 {
+			if lo == 0 || s.rank < lo {
+				lo = s.rank
+			}
+			hi = max(hi, s.rank)
+		}
+	}
+	return fmt.Sprintf("| %d | %d of %d, ranks %d-%d | %.2f | %.2f | %.1f s | %.0f MiB |",
+		pr.n, recovered(pr.scores), len(pr.scores), lo, hi, pr.bp, pr.br, pr.took.Seconds(), float64(pr.mem.Heap)/(1<<20))
+}
+
 // recovered counts the modes found within the first 50 proposals with
 // precision and recall of 0.9 or more.
 func recovered(scores []modeScore) int {
@@ -337,6 +354,7 @@ func BenchmarkPlantedModes(b *testing.B) {
 	for b.Loop() {
 		pr := runPlanted(b, n)
 		pr.log(b)
+		b.Log("row: " + pr.row())
 		b.ReportMetric(float64(recovered(pr.scores)), "modes")
 		b.ReportMetric(pr.bp, "bcubed-p")
 		b.ReportMetric(pr.br, "bcubed-r")
