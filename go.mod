@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	cloud.google.com/go/storage v1.70.0
-	github.com/agnivade/levenshtein v1.2.2
 	github.com/fsouza/fake-gcs-server v1.56.1
 	github.com/googleapis/gax-go/v2 v2.26.2
 	github.com/klauspost/compress v1.20.4

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/agnivade/levenshtein"
 )
 
 // Near-duplicate templates are found as triage finds them, but without its
@@ -209,7 +207,7 @@ func clustered(tps []*template) ([]*cluster, vocabulary) {
 			if i == maxChecks {
 				break
 			}
-			if similar(enc, leaders[s.li].tokens) && !dp.slotDiffers(enc, leaders[s.li].tokens, df) {
+			if dp.joins(enc, leaders[s.li].tokens, df) {
 				leaders[s.li].c.members = append(leaders[s.li].c.members, tp)
 				joined = true
 				break
@@ -274,22 +272,6 @@ func stepOf(job, w string) bool {
 		}
 	}
 	return false
-}
-
-// similar reports whether two token strings are within the edit distance
-// allowed.
-func similar(a, b string) bool {
-	na, nb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
-	longer := max(na, nb)
-	if longer == 0 {
-		return true
-	}
-	// The distance is at least the difference in length.
-	if float64(longer-min(na, nb)) > (1-minSimilarity)*float64(longer) {
-		return false
-	}
-	d := levenshtein.ComputeDistance(a, b)
-	return 1-float64(d)/float64(longer) >= minSimilarity
 }
 
 // tokenize splits a normalised text into tokens: words (a placeholder is
@@ -443,19 +425,24 @@ func slotWord(t string) bool {
 	return true
 }
 
-// slotDP is the edit-distance table slotDiffers fills, kept between calls.
+// slotDP is the token edit-distance table joins fills, kept between calls.
 type slotDP struct{ d []uint16 }
 
-// slotDiffers says whether two token strings are two messages of one shape
-// with other words in a slot: an alignment of least edits that substitutes
-// one vocabulary word for another between tokens both keep ("openshift-
-// etcd" and "openshift-dns", "e2e/network/" and "e2e/storage/"). Those are
-// two failures. A phrase added or dropped, or words that only one message
-// has (a name the normaliser did not know), are one failure written two
-// ways.
-func (dp *slotDP) slotDiffers(a, b string, df map[rune]int32) bool {
+// joins says whether a template of tokens a joins the cluster whose leader
+// has tokens b: they are within the edit distance allowed (minSimilarity
+// of the longer's tokens), and not two messages of one shape with other
+// words in a slot (slotDiffers).
+func (dp *slotDP) joins(a, b string, df map[rune]int32) bool {
 	ra, rb := []rune(a), []rune(b)
 	n, m := len(ra), len(rb)
+	longer := max(n, m)
+	if longer == 0 {
+		return true
+	}
+	// The distance is at least the difference in length.
+	if float64(longer-min(n, m)) > (1-minSimilarity)*float64(longer) {
+		return false
+	}
 	w := m + 1
 	if cap(dp.d) < (n+1)*w {
 		dp.d = make([]uint16, (n+1)*w)
@@ -474,6 +461,20 @@ func (dp *slotDP) slotDiffers(a, b string, df map[rune]int32) bool {
 			d[i*w+j] = min(sub, d[(i-1)*w+j]+1, d[i*w+j-1]+1)
 		}
 	}
+	if 1-float64(d[n*w+m])/float64(longer) < minSimilarity {
+		return false
+	}
+	return !slotDiffers(d, w, ra, rb, df)
+}
+
+// slotDiffers says, from the filled table d (rows of w) of ra against rb,
+// whether they are two messages of one shape with other words in a slot:
+// an alignment of least edits that substitutes one vocabulary word for
+// another between tokens both keep ("openshift-etcd" and "openshift-dns",
+// "e2e/network/" and "e2e/storage/"). Those are two failures. A phrase
+// added or dropped, or words that only one message has (a name the
+// normaliser did not know), are one failure written two ways.
+func slotDiffers(d []uint16, w int, ra, rb []rune, df map[rune]int32) bool {
 	// Back from the end: the ops of one least alignment, matches
 	// preferred, then substitutions.
 	const (
@@ -486,7 +487,7 @@ func (dp *slotDP) slotDiffers(a, b string, df map[rune]int32) bool {
 		a, b rune
 	}
 	var ops []op
-	for i, j := n, m; i > 0 || j > 0; {
+	for i, j := len(ra), len(rb); i > 0 || j > 0; {
 		switch {
 		case i > 0 && j > 0 && ra[i-1] == rb[j-1] && d[i*w+j] == d[(i-1)*w+j-1]:
 			ops = append(ops, op{match, ra[i-1], rb[j-1]})

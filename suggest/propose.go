@@ -832,7 +832,7 @@ func ruleLines(cl *cluster, vocab vocabulary) [][]ctok {
 		if l.literal >= minLiteral && words(l.toks) >= minWords {
 			r := int32(math.MaxInt32)
 			for _, t := range l.toks {
-				if n, found := vocab[t.text]; found && slotWord(t.text) {
+				if n, found := vocab[t.text]; found {
 					r = min(r, n)
 				}
 			}
